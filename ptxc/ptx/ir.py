@@ -1,0 +1,155 @@
+"""PTX IR: a module of functions, each a flat list of instructions and labels.
+
+An instruction keeps its full dotted opcode (`ld.global.f32`) and its operands in
+PTX order (destination first).  Registers are virtual and typed by the `.reg`
+declarations of their function: `%r` 32-bit integers, `%rd` 64-bit, `%f` f32,
+`%fd` f64, `%p` predicates, `%rs` 16-bit, `%h` f16.  The CUDA frontend builds
+this IR; grammars/ptx.lark reads it from text; ptxc.ptx.printer writes it back.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Reg:
+    name: str  # "%r1", "%rd4", "%p1"
+
+
+@dataclass(frozen=True)
+class SpecialReg:
+    name: str  # "%ctaid.x", "%tid.x", "%ntid.x", "%laneid"
+
+
+@dataclass(frozen=True)
+class Imm:
+    """An integer or floating-point immediate; `type` is '.f32'/'.f64' for floats, else None."""
+    value: Union[int, float]
+    type: str | None = None
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str  # a parameter, a global variable, or a label
+
+
+@dataclass(frozen=True)
+class Address:
+    """`[base+offset]`: base is a register or a symbol (a parameter, a variable)."""
+    base: Union[Reg, Symbol]
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Vector:
+    elems: tuple  # of Reg / Imm: `{%f1, %f2}`
+
+
+Operand = Union[Reg, SpecialReg, Imm, Symbol, Address, Vector]
+
+
+@dataclass
+class Instr:
+    opcode: str                 # full dotted opcode: "mad.lo.s32"
+    operands: list              # destination first, as PTX writes them
+    guard: Reg | None = None    # `@%p1`
+    guard_negated: bool = False # `@!%p1`
+    loc: tuple[int, int] | None = None  # (line, col) in the PTX or CUDA source
+
+    @property
+    def parts(self) -> list[str]:
+        return self.opcode.split(".")
+
+    @property
+    def base(self) -> str:
+        return self.parts[0]
+
+    def has(self, modifier: str) -> bool:
+        return modifier in self.parts[1:]
+
+
+@dataclass
+class Label:
+    name: str
+    loc: tuple[int, int] | None = None
+
+
+@dataclass
+class RegDecl:
+    """`.reg .b32 %r<6>;` declares %r0..%r5 (count=6); count None declares one name."""
+    type: str    # ".b32"
+    prefix: str  # "%r"
+    count: int | None = None
+
+    def names(self) -> list[str]:
+        if self.count is None:
+            return [self.prefix]
+        return [f"{self.prefix}{i}" for i in range(self.count)]
+
+
+@dataclass
+class Param:
+    type: str              # ".u64"
+    name: str
+    align: int | None = None
+    array: int | None = None  # `.param .align 8 .b8 p[16]`
+    ptr: bool = False          # `.ptr` attribute (kept for printing)
+
+    @property
+    def size(self) -> int:
+        return type_size(self.type) * (self.array or 1)
+
+
+@dataclass
+class Function:
+    name: str
+    entry: bool = True         # .entry (a kernel) or .func
+    visible: bool = True
+    params: list[Param] = field(default_factory=list)
+    regs: list[RegDecl] = field(default_factory=list)
+    body: list[Union[Instr, Label]] = field(default_factory=list)
+    loc: tuple[int, int] | None = None
+
+    def reg_types(self) -> dict[str, str]:
+        """Map every declared register name to its PTX type."""
+        types = {}
+        for decl in self.regs:
+            if decl.count is None:
+                types[decl.prefix] = decl.type
+        return types
+
+    def reg_type(self, reg: Reg) -> str | None:
+        """The declared type of `reg`, honouring `%r<N>` ranges."""
+        m = re.fullmatch(r"(%[a-zA-Z_$][\w$]*?)(\d+)", reg.name)
+        for decl in self.regs:
+            if decl.count is None and decl.prefix == reg.name:
+                return decl.type
+            if decl.count is not None and m and m.group(1) == decl.prefix and int(m.group(2)) < decl.count:
+                return decl.type
+        return None
+
+    def instrs(self) -> list[Instr]:
+        return [item for item in self.body if isinstance(item, Instr)]
+
+
+@dataclass
+class Module:
+    version: str = "9.5"
+    target: str = "sm_89"
+    address_size: int = 64
+    functions: list[Function] = field(default_factory=list)
+
+    def kernels(self) -> list[Function]:
+        return [f for f in self.functions if f.entry]
+
+
+_TYPE_SIZES = {"pred": 1, "b8": 1, "s8": 1, "u8": 1, "b16": 2, "s16": 2, "u16": 2, "f16": 2, "bf16": 2,
+               "b32": 4, "s32": 4, "u32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4,
+               "b64": 8, "s64": 8, "u64": 8, "f64": 8, "b128": 16}
+
+
+def type_size(ptx_type: str) -> int:
+    """Bytes taken by a PTX scalar type such as '.u64'."""
+    return _TYPE_SIZES[ptx_type.lstrip(".")]

@@ -1,0 +1,1 @@
+"""SASS: the machine IR, per-architecture instruction tables, encoder, decoder, printer."""
