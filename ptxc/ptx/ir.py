@@ -47,7 +47,17 @@ class Vector:
     elems: tuple  # of Reg / Imm: `{%f1, %f2}`
 
 
-Operand = Union[Reg, SpecialReg, Imm, Symbol, Address, Vector]
+@dataclass(frozen=True)
+class OperandList:
+    elems: tuple  # `(retval0)`, `(param0, param1)` in call instructions
+
+
+@dataclass(frozen=True)
+class NotReg:
+    reg: Reg      # `!%p1` as a source operand
+
+
+Operand = Union[Reg, SpecialReg, Imm, Symbol, Address, Vector, OperandList, NotReg]
 
 
 @dataclass
@@ -56,7 +66,7 @@ class Instr:
     operands: list              # destination first, as PTX writes them
     guard: Reg | None = None    # `@%p1`
     guard_negated: bool = False # `@!%p1`
-    loc: tuple[int, int] | None = None  # (line, col) in the PTX or CUDA source
+    loc: tuple[int, int] | None = field(default=None, compare=False)  # (line, col) in the source
 
     @property
     def parts(self) -> list[str]:
@@ -73,7 +83,7 @@ class Instr:
 @dataclass
 class Label:
     name: str
-    loc: tuple[int, int] | None = None
+    loc: tuple[int, int] | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -103,14 +113,34 @@ class Param:
 
 
 @dataclass
+class Variable:
+    """A `.global`/`.shared`/`.local`/`.const` variable: `.shared .align 4 .b8 buf[1024];`."""
+    state: str                 # ".shared"
+    type: str                  # ".b8"
+    name: str
+    align: int | None = None
+    array: int | None = None   # element count; 0 for `[]` (extern dynamic shared)
+    init: list | None = None   # initial values (Imm)
+    extern: bool = False
+    visible: bool = False
+
+    @property
+    def size(self) -> int:
+        return type_size(self.type) * (self.array or 1)
+
+
+@dataclass
 class Function:
     name: str
     entry: bool = True         # .entry (a kernel) or .func
     visible: bool = True
     params: list[Param] = field(default_factory=list)
     regs: list[RegDecl] = field(default_factory=list)
+    vars: list[Variable] = field(default_factory=list)
+    return_params: list[Param] = field(default_factory=list)
+    directives: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # (".maxntid", (256, 1, 1))
     body: list[Union[Instr, Label]] = field(default_factory=list)
-    loc: tuple[int, int] | None = None
+    loc: tuple[int, int] | None = field(default=None, compare=False)
 
     def reg_types(self) -> dict[str, str]:
         """Map every declared register name to its PTX type."""
@@ -140,6 +170,7 @@ class Module:
     target: str = "sm_89"
     address_size: int = 64
     functions: list[Function] = field(default_factory=list)
+    globals: list[Variable] = field(default_factory=list)
 
     def kernels(self) -> list[Function]:
         return [f for f in self.functions if f.entry]

@@ -1,0 +1,1 @@
+"""Lowering: PTX IR -> SASS IR, one pass per module, run in order by ptxc.lower.pipeline."""

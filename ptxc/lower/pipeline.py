@@ -1,0 +1,81 @@
+"""The lowering pipeline: one flat list of passes, run in order on each kernel.
+
+`--print-after=NAME`, `--print-after-all` and `--disable-pass=NAME` name the
+passes of PASSES.  Passes marked required keep the code legal and cannot be
+disabled (the IR they leave behind is not encodable otherwise).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..diagnostics import CompileError, Diagnostic
+from ..ptx import ir as ptx
+from .assign_regs import assign_regs
+from .branch_to_exit import branch_to_exit
+from .expand_wide_ops import expand_wide_ops
+from .fold_constants import fold_constants
+from .fold_cvta import fold_cvta
+from .fuse_imad_wide import fuse_imad_wide
+from .insert_prologue import insert_prologue
+from .order_instrs import order_instrs
+from .pad_text import pad_text
+from .select_instrs import select_instrs
+from .set_control_codes import set_control_codes
+
+
+@dataclass
+class Pass:
+    name: str
+    run: Callable
+    required: bool = False
+
+
+PASSES = [
+    Pass("select_instrs", None, required=True),   # PTX IR -> SASS IR (virtual registers)
+    Pass("fold_cvta", fold_cvta),
+    Pass("fuse_imad_wide", fuse_imad_wide),
+    Pass("fold_constants", fold_constants),
+    Pass("expand_wide_ops", expand_wide_ops, required=True),
+    Pass("branch_to_exit", branch_to_exit),
+    Pass("insert_prologue", insert_prologue, required=True),
+    Pass("order_instrs", order_instrs),
+    Pass("assign_regs", assign_regs, required=True),
+    Pass("pad_text", pad_text, required=True),
+    Pass("set_control_codes", set_control_codes, required=True),
+]
+PASS_NAMES = [p.name for p in PASSES]
+
+
+@dataclass
+class Options:
+    arch: str = "sm_89"
+    print_after: set = field(default_factory=set)   # pass names, or {"*"} for all
+    disabled: set = field(default_factory=set)
+    filename: str = "<ptx>"
+    printer: Callable | None = None                  # (pass name, function) -> None
+
+
+def check_pass_names(names, option: str) -> None:
+    for name in names:
+        if name not in PASS_NAMES:
+            raise CompileError(Diagnostic(f"{option}: unknown pass '{name}' (passes: {', '.join(PASS_NAMES)})"))
+        if option == "--disable-pass" and next(p for p in PASSES if p.name == name).required:
+            raise CompileError(Diagnostic(f"--disable-pass: pass '{name}' is required and cannot be disabled"))
+
+
+def lower_function(ptx_func: ptx.Function, options: Options):
+    """Run every pass on one kernel; return its SASS IR function (physical registers, control codes)."""
+    func = None
+    for p in PASSES:
+        if p.name in options.disabled:
+            continue
+        if p.run is None:
+            func = select_instrs(ptx_func, options.arch, options.filename)
+        elif p.name == "set_control_codes":
+            p.run(func, options.arch)
+        else:
+            p.run(func)
+        if options.printer and ("*" in options.print_after or p.name in options.print_after):
+            options.printer(p.name, func)
+    return func

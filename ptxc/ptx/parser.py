@@ -1,0 +1,310 @@
+"""Parse PTX text (nvcc's or ptxc's) into PTX IR, with grammars/ptx.lark.
+
+Guarantees: every Instr and Label carries its (line, col); a syntax error becomes a
+CompileError at the offending token.  Registers are checked against the `.reg`
+declarations of their function (an undeclared register is an error).
+"""
+from __future__ import annotations
+
+import re
+import struct
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from ..diagnostics import CompileError, Diagnostic, SourceLoc
+from . import ir
+
+
+def grammar_path(name: str) -> Path:
+    """grammars/ lives inside the installed package (wheel) or at the repository root."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "grammars" / name, here.parent / "grammars" / name):
+        if candidate.exists():
+            return candidate
+    raise FileNotFoundError(f"grammar {name} not found beside {here}")
+
+
+@lru_cache(maxsize=None)
+def _parser() -> Lark:
+    return Lark(grammar_path("ptx.lark").read_text(), parser="lalr", lexer="contextual",
+                propagate_positions=True, maybe_placeholders=True)
+
+
+def parse_int(text: str) -> int:
+    text = text.rstrip("uU")
+    neg = text.startswith("-")
+    body = text[1:] if neg else text
+    if body[:2] in ("0x", "0X"):
+        value = int(body, 16)
+    elif body[:2] in ("0b", "0B"):
+        value = int(body, 2)
+    elif len(body) > 1 and body.startswith("0"):
+        value = int(body, 8)
+    else:
+        value = int(body)
+    return -value if neg else value
+
+
+def parse_float_bits(text: str) -> ir.Imm:
+    if text[1] in "fF":
+        return ir.Imm(struct.unpack("<f", struct.pack("<I", int(text[2:], 16)))[0], ".f32")
+    return ir.Imm(struct.unpack("<d", struct.pack("<Q", int(text[2:], 16)))[0], ".f64")
+
+
+def _loc(token) -> tuple[int, int]:
+    return (token.line, token.column)
+
+
+class _ToIR(Transformer):
+    """Builds ptxc.ptx.ir nodes bottom-up; rule names match IR node names."""
+
+    def start(self, items):
+        module = ir.Module(functions=[], globals=[])
+        for item in items:
+            if isinstance(item, tuple) and item[0] == "version":
+                module.version = item[1]
+            elif isinstance(item, tuple) and item[0] == "target":
+                module.target = item[1]
+            elif isinstance(item, tuple) and item[0] == "address_size":
+                module.address_size = item[1]
+            elif isinstance(item, ir.Function):
+                module.functions.append(item)
+            elif isinstance(item, ir.Variable):
+                module.globals.append(item)
+        return module
+
+    def version(self, items):
+        return ("version", str(items[0]))
+
+    def target(self, items):
+        return ("target", ", ".join(str(t) for t in items))
+
+    def address_size(self, items):
+        return ("address_size", parse_int(items[0]))
+
+    def ignored_directive(self, items):
+        return None
+
+    def attr(self, items):
+        if len(items) == 2:
+            return ("align", parse_int(items[1]))
+        return str(items[0])
+
+    def array_dim(self, items):
+        return 0 if items[0] is None else parse_int(items[0])
+
+    def param(self, items):
+        *attrs, name, dim = items
+        param = ir.Param(type="", name=str(name), array=dim)
+        for attr in attrs:
+            if isinstance(attr, tuple):
+                param.align = attr[1]
+            elif attr == ".ptr":
+                param.ptr = True
+            elif attr in (".global", ".shared", ".local", ".const"):
+                continue  # pointee state space of a .ptr parameter
+            else:
+                param.type = attr
+        return param
+
+    def params(self, items):
+        return [p for p in items if p is not None]
+
+    def return_params(self, items):
+        return ("returns", list(items))
+
+    def perf_directive(self, items):
+        return (str(items[0]), tuple(parse_int(t) for t in items[1:]))
+
+    def function(self, items):
+        func = ir.Function(name="", entry=True, visible=False)
+        for item in items:
+            if isinstance(item, Token) and item.type == "LINKAGE":
+                func.visible = func.visible or item == ".visible"
+            elif isinstance(item, Token) and item.type == "FUNC_KIND":
+                func.entry = item == ".entry"
+                func.loc = _loc(item)
+            elif isinstance(item, Token) and item.type == "NAME":
+                func.name = str(item)
+            elif isinstance(item, tuple) and item[0] == "returns":
+                func.return_params = item[1]
+            elif isinstance(item, tuple):
+                func.directives.append(item)
+            elif isinstance(item, list):
+                func.params = item
+            elif isinstance(item, _Body):
+                func.regs, func.vars, func.body = item.regs, item.vars, item.items
+        return func
+
+    def body(self, items):
+        body = _Body()
+        for item in items:
+            if isinstance(item, _Body):  # a nested `{ }` scope: flatten it
+                body.regs += item.regs
+                body.vars += item.vars
+                body.items += item.items
+            elif isinstance(item, ir.RegDecl):
+                body.regs.append(item)
+            elif isinstance(item, list):  # several RegDecl from one line
+                body.regs += item
+            elif isinstance(item, ir.Variable):
+                body.vars.append(item)
+            elif isinstance(item, (ir.Instr, ir.Label)):
+                body.items.append(item)
+        return body
+
+    def reg_decl(self, items):
+        type_, *names = items
+        return [ir.RegDecl(str(type_), prefix, count) for prefix, count in names]
+
+    def reg_name(self, items):
+        count = None if len(items) < 2 or items[1] is None else parse_int(items[1])
+        return (str(items[0]), count)
+
+    def variable(self, items):
+        state, *rest = items
+        var = ir.Variable(state=str(state), type="", name="")
+        for item in rest:
+            if isinstance(item, tuple):
+                var.align = item[1]
+            elif isinstance(item, Token) and item.type == "NAME":
+                var.name = str(item)
+            elif isinstance(item, str) and item.startswith("."):
+                var.type = item
+            elif isinstance(item, int):
+                var.array = item
+            elif isinstance(item, list):
+                var.init = item
+        return var
+
+    def initializer(self, items):
+        return list(items)
+
+    def pragma(self, items):
+        return None
+
+    def loc_directive(self, items):
+        return None
+
+    def label(self, items):
+        token = items[0]
+        return ir.Label(str(token)[:-1], _loc(token))
+
+    def guard(self, items):
+        negated = items[0] is not None
+        return (ir.Reg(str(items[1])), negated)
+
+    def instr(self, items):
+        guard, opcode, *operands = items
+        operands = [op for op in operands if op is not None]
+        instr = ir.Instr(str(opcode), operands, loc=_loc(opcode))
+        if guard is not None:
+            instr.guard, instr.guard_negated = guard
+        return instr
+
+    def reg(self, items):
+        return ir.Reg(str(items[0]))
+
+    def special(self, items):
+        return ir.SpecialReg(str(items[0]))
+
+    def not_reg(self, items):
+        return ir.NotReg(ir.Reg(str(items[1])))
+
+    def symbol(self, items):
+        return ir.Symbol(str(items[0]))
+
+    def sink(self, items):
+        return ir.Symbol("_")
+
+    def imm(self, items):
+        text = str(items[0])
+        if items[0].type == "FLOAT_BITS":
+            return parse_float_bits(text)
+        if items[0].type == "DECIMAL_FLOAT":
+            return ir.Imm(float(text), ".f64")
+        return ir.Imm(parse_int(text))
+
+    def address(self, items):
+        base, offset = items
+        if base.type == "REG":
+            base_op = ir.Reg(str(base))
+        elif base.type == "NAME":
+            base_op = ir.Symbol(str(base))
+        else:
+            return ir.Address(ir.Symbol(""), parse_int(base))
+        off = 0
+        if offset is not None:
+            text = re.sub(r"\s+", "", str(offset))
+            off = parse_int(text[1:]) * (-1 if text[0] == "-" else 1)
+        return ir.Address(base_op, off)
+
+    def vector(self, items):
+        return ir.Vector(tuple(items))
+
+    def operand_list(self, items):
+        return ir.OperandList(tuple(i for i in items if i is not None))
+
+
+class _Body:
+    def __init__(self):
+        self.regs, self.vars, self.items = [], [], []
+
+
+def _describe(exc: UnexpectedInput) -> str:
+    if isinstance(exc, UnexpectedToken):
+        if exc.token.type == "$END":
+            return "unexpected end of file"
+        return f"unexpected '{exc.token}'"
+    if isinstance(exc, UnexpectedCharacters):
+        return f"unexpected character '{exc.char}'"
+    return "syntax error"
+
+
+def check_registers(func: ir.Function, filename: str, source: str) -> list[Diagnostic]:
+    """Every register an instruction names must be declared by a `.reg` of its function."""
+    declared = func.reg_type
+    problems = []
+    for instr in func.instrs():
+        regs = [instr.guard] if instr.guard else []
+        for op in instr.operands:
+            regs += _registers_in(op)
+        for reg in regs:
+            if declared(reg) is None:
+                line, col = instr.loc or (0, 0)
+                problems.append(Diagnostic(f"register '{reg.name}' is not declared",
+                                           SourceLoc(filename, line, col)))
+    return problems
+
+
+def _registers_in(op) -> list[ir.Reg]:
+    if isinstance(op, ir.Reg):
+        return [op]
+    if isinstance(op, ir.NotReg):
+        return [op.reg]
+    if isinstance(op, ir.Address) and isinstance(op.base, ir.Reg):
+        return [op.base]
+    if isinstance(op, (ir.Vector, ir.OperandList)):
+        return [r for e in op.elems for r in _registers_in(e)]
+    return []
+
+
+def parse_ptx(text: str, filename: str = "<ptx>") -> ir.Module:
+    """Parse PTX text into a Module; raise CompileError with file:line:col on bad input."""
+    try:
+        tree = _parser().parse(text)
+    except UnexpectedInput as exc:
+        line = getattr(exc, "line", 0) or 0
+        col = getattr(exc, "column", 0) or 0
+        if isinstance(exc, UnexpectedEOF) or line <= 0:
+            lines = text.splitlines() or [""]
+            line, col = len(lines), len(lines[-1]) + 1
+        raise CompileError.at(f"PTX syntax error: {_describe(exc)}", filename, line, col, text) from None
+    module = _ToIR().transform(tree)
+    problems = [d for f in module.functions for d in check_registers(f, filename, text)]
+    if problems:
+        raise CompileError(problems, text)
+    return module
