@@ -165,8 +165,11 @@ class _ToIR(Transformer):
         return (str(items[0]), count)
 
     def variable(self, items):
+        linkage = [t for t in items if isinstance(t, Token) and t.type == "LINKAGE"]
+        items = [t for t in items if not (isinstance(t, Token) and t.type == "LINKAGE")]
         state, *rest = items
-        var = ir.Variable(state=str(state), type="", name="")
+        var = ir.Variable(state=str(state), type="", name="",
+                          extern=any(t == ".extern" for t in linkage), visible=any(t == ".visible" for t in linkage))
         for item in rest:
             if isinstance(item, tuple):
                 var.align = item[1]

@@ -56,6 +56,19 @@ def format_param(param) -> str:
     return f"\t.param {param.type} {ptr}{align}{param.name}{array}"
 
 
+def format_variable(var) -> str:
+    parts = [".extern"] if var.extern else [".visible"] if var.visible else []
+    parts.append(var.state)
+    if var.align:
+        parts.append(f".align {var.align}")
+    parts.append(var.type)
+    name = var.name + ("" if var.array is None else "[]" if var.array == 0 else f"[{var.array}]")
+    init = ""
+    if var.init is not None:
+        init = " = {" + ", ".join(format_imm(v) for v in var.init) + "}"
+    return " ".join(parts) + " " + name + init + ";"
+
+
 def format_function(func: Function) -> list[str]:
     lines = []
     if func.entry and func.visible:
@@ -69,7 +82,11 @@ def format_function(func: Function) -> list[str]:
         lines.append(")")
     else:
         lines.append(f"{linkage}{kind} {func.name}()")
+    for directive, values in func.directives:
+        lines.append(f"{directive} {', '.join(str(v) for v in values)}")
     lines.append("{")
+    for var in func.vars:
+        lines.append("\t" + format_variable(var))
     for decl in func.regs:
         name = decl.prefix if decl.count is None else f"{decl.prefix}<{decl.count}>"
         lines.append(f"\t.reg {decl.type} \t{name};")
@@ -92,6 +109,8 @@ def format_function(func: Function) -> list[str]:
 def print_module(module: Module) -> str:
     out = [HEADER.rstrip("\n"), "", f".version {module.version}", f".target {module.target}",
            f".address_size {module.address_size}", ""]
+    for var in module.globals:
+        out += [format_variable(var), ""]
     for func in module.functions:
         out += format_function(func)
         out.append("")

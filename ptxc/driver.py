@@ -1,0 +1,85 @@
+"""Glue between the stages: source text -> PTX module -> SASS functions -> cubin bytes.
+
+The command line (ptxc.cli) calls these; tests and scripts can too.  Nothing here
+imports numba: compiling never pays for the emulator.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from . import __version__
+from .diagnostics import CompileError, Diagnostic
+from .ptx import ir as ptx
+from .ptx.parser import parse_ptx
+from .lower.pipeline import Options, lower_function
+from .sass.ir import Target
+
+ARCHS = ("sm_89", "sm_90")
+INSTR_BYTES = 16
+
+
+@dataclass
+class Kernel:
+    """One compiled kernel: its SASS IR (laid out) and encoded text."""
+    name: str
+    func: object            # ptxc.sass.ir.Function, final
+    addrs: list             # (addr, Instr) in layout order
+    text: bytes
+    exit_offsets: list = field(default_factory=list)
+
+
+def load_module(path: str, source: str, arch: str = "sm_89", ptx_version: str = "9.5") -> ptx.Module:
+    """CUDA (.cu) through the frontend, or PTX (.ptx) through the PTX parser."""
+    if path.endswith(".ptx"):
+        return parse_ptx(source, path)
+    from .frontend import compile_cuda
+    module, _program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version)
+    return module
+
+
+def layout(func) -> list:
+    """Give every instruction its address and resolve branch targets to addresses."""
+    addrs, label_addr, addr = [], {}, 0
+    for block in func.blocks:
+        label_addr[block.label] = addr
+        for instr in block.instrs:
+            addrs.append((addr, instr))
+            addr += INSTR_BYTES
+    for _addr, instr in addrs:
+        instr.srcs = [replace(op, addr=label_addr[op.label]) if isinstance(op, Target) and op.label else op
+                      for op in instr.srcs]
+    return addrs
+
+
+def lower_module(module: ptx.Module, options: Options) -> list[Kernel]:
+    from .sass.encode import encode
+    kernels = []
+    for ptx_func in module.kernels():
+        func = lower_function(ptx_func, options)
+        addrs = layout(func)
+        text = b"".join(encode(instr, addr) for addr, instr in addrs)
+        exits = [addr for addr, instr in addrs if instr.op == "EXIT"]
+        kernels.append(Kernel(ptx_func.name, func, addrs, text, exits))
+    if not kernels:
+        raise CompileError(Diagnostic("no kernel (__global__ / .entry function) to compile"))
+    return kernels
+
+
+def cubin_bytes(kernels: list[Kernel], arch: str) -> bytes:
+    from .cubin.writer import KernelImage, write_cubin
+    images = [KernelImage(name=k.name, text=k.text, params=list(k.func.params), regcount=k.func.num_regs,
+                          exit_offsets=k.exit_offsets, param_base=k.func.param_base)
+              for k in kernels]
+    return write_cubin(images, arch=arch, tool_name="ptxc", tool_version=f"ptxc {__version__}",
+                       tool_args=f"-arch {arch} -m 64")
+
+
+def sass_listing(kernels: list[Kernel], arch: str) -> str:
+    """The kernels as `cuobjdump -sass` prints them."""
+    from .sass.printer import format_listing
+    return format_listing_module(kernels, arch, format_listing)
+
+
+def format_listing_module(kernels, arch, format_listing) -> str:
+    return format_listing([(k.name, k.addrs) for k in kernels], arch)

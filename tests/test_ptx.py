@@ -1,0 +1,92 @@
+"""PTX parser and printer: nvcc's PTX parses, and printing then re-parsing gives the same IR."""
+from __future__ import annotations
+
+import pytest
+
+from ptxc import oracle
+from ptxc.diagnostics import CompileError
+from ptxc.ptx import ir
+from ptxc.ptx.parser import parse_ptx
+from ptxc.ptx.printer import print_module
+
+from conftest import TESTSUITE
+
+
+@pytest.fixture(scope="module")
+def nvcc_vadd_ptx(tmp_path_factory) -> str:
+    out = tmp_path_factory.mktemp("ptx") / "vadd.ptx"
+    oracle.nvcc_ptx(TESTSUITE / "vadd.cu", out)
+    return out.read_text()
+
+
+@pytest.mark.oracle
+def test_nvcc_vadd_ptx_round_trips(nvcc_vadd_ptx):
+    module = parse_ptx(nvcc_vadd_ptx, "vadd.ptx")
+    assert [f.name for f in module.kernels()] == ["_Z4vaddPKfS0_Pfi"]
+    assert parse_ptx(print_module(module)) == module
+
+
+@pytest.mark.oracle
+def test_printed_ptx_lines_match_nvcc(nvcc_vadd_ptx):
+    """Apart from the header comment, ptxc prints nvcc's PTX line for line."""
+    printed = print_module(parse_ptx(nvcc_vadd_ptx))
+    body = lambda text: [l for l in text.splitlines() if l.strip() and not l.startswith("//")]
+    assert body(printed) == body(nvcc_vadd_ptx)
+
+
+@pytest.mark.oracle
+def test_ptxas_accepts_printed_ptx(nvcc_vadd_ptx, tmp_path):
+    path = tmp_path / "again.ptx"
+    path.write_text(print_module(parse_ptx(nvcc_vadd_ptx)))
+    oracle.ptxas(path, tmp_path / "again.cubin")
+
+
+def test_reads_operand_forms():
+    text = """
+.version 9.5
+.target sm_89
+.address_size 64
+.visible .entry k(.param .u64 k_param_0, .param .align 8 .b8 k_param_1[16])
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<9>;
+    .reg .f32 %f<3>;
+    .reg .b64 %rd<4>;
+    .shared .align 4 .b8 buf[1024];
+    ld.param.u64 %rd1, [k_param_0];
+    ld.global.v2.f32 {%f1, %f2}, [%rd1+8];
+    mov.f32 %f1, 0f3F800000;
+    add.s32 %r1, %r2, -4;
+    @!%p1 bra $L__BB0_2;
+$L__BB0_2:
+    ret;
+}
+"""
+    module = parse_ptx(text)
+    func = module.functions[0]
+    assert func.params[1] == ir.Param(".b8", "k_param_1", align=8, array=16)
+    assert func.vars[0].state == ".shared" and func.vars[0].array == 1024
+    instrs = func.instrs()
+    assert instrs[1].operands == [ir.Vector((ir.Reg("%f1"), ir.Reg("%f2"))), ir.Address(ir.Reg("%rd1"), 8)]
+    assert instrs[2].operands[1] == ir.Imm(1.0, ".f32")
+    assert instrs[3].operands[2] == ir.Imm(-4)
+    assert instrs[4].guard == ir.Reg("%p1") and instrs[4].guard_negated
+    assert parse_ptx(print_module(module)) == module
+
+
+@pytest.mark.parametrize("bad, message, line, col", [
+    ("\tadd.s32 %r1, %r2 %r3;\n", "unexpected '%r3'", 8, 19),
+    ("\tadd.s32 %r1, %r2, %r99;\n", "register '%r99' is not declared", 8, 2),
+    ("\tadd.s32 %r1, %r2, #;\n", "unexpected character '#'", 8, 20),
+])
+def test_syntax_errors_point_at_the_token(bad, message, line, col):
+    text = (".version 9.5\n.target sm_89\n.address_size 64\n.visible .entry k()\n{\n"
+            "\t.reg .b32 %r<4>;\n\n" + bad + "}\n")
+    with pytest.raises(CompileError) as info:
+        parse_ptx(text, "bad.ptx")
+    diag = info.value.diagnostics[0]
+    assert message in diag.message
+    assert (diag.loc.line, diag.loc.col) == (line, col)
+    formatted = info.value.format()
+    assert formatted.startswith(f"bad.ptx:{line}:{col}: error:")
+    assert formatted.splitlines()[2] == " " * (col - 1) + "^"
