@@ -1,0 +1,459 @@
+"""Write a cubin: kernels' SASS bytes and launch attributes -> an ELF file the CUDA
+driver, cuobjdump and nvdisasm accept.
+
+The layout is ptxas 13.5's for sm_89, section for section and byte for byte (see
+docs/cubin.md); given nvcc's own .text and the same tool strings it reproduces nvcc's
+cubin exactly.  Kernels are passed in source (PTX) order; like ptxas, the file holds
+them in reverse order.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from .. import __version__
+from . import elf
+from . import nvinfo as ni
+from .elf import Section, Segment, Symbol
+
+EM_CUDA = 190
+ELFOSABI_CUDA = 0x41
+CUDA_ABI_VERSION = 8
+
+SHT_CUDA_INFO = 0x70000000
+SHT_CUDA_CALLGRAPH = 0x70000001
+SHT_CUDA_RELOCINFO = 0x7000000B
+SHT_CUDA_COMPAT_INFO = 0x70000086
+SHF_NOTE_TKINFO = 0x2000000    # flags ptxas gives its two notes
+SHF_NOTE_CUINFO = 0x1000000
+STO_CUDA_ENTRY = 0x10          # st_other of a kernel's symbol
+R_CUDA_64 = 2                  # the .debug_frame relocation type
+
+NOTE_OWNER = b"NVIDIA Corp"
+NT_CUDA_TKINFO = 2000
+NT_CUDA_CUINFO = 1000
+NOTE_VERSION = 2
+TOOLKIT_VERSION = 135          # 13.5: .note.nv.cuinfo and EIATTR_CUDA_API_VERSION
+
+PTXC_TOOL_VERSION = f"ptxc {__version__}"
+# What nvcc 13.5's ptxas writes; pass these (tool_name="ptxas") to reproduce its cubins.
+NVCC_TOOL_VERSION = "Cuda compilation tools, release 13.5, V13.5.37"
+NVCC_TOOL_BRANCH = "Build cuda_13.5.r13.5/compiler.39125733_0"
+
+# Per-architecture values: e_flags is 0x06000004 | sm << 8 (sm_89: 0x6005904).
+E_FLAGS_BASE = 0x06000004
+PARAM_BASE = {"sm_89": 0x160, "sm_90": 0x210}
+UNNAMED_5F_VALUE = {"sm_89": 0, "sm_90": 0x101}
+
+TEXT_ALIGN = 128
+STACK_POINTER = 1              # R1: the CFA register in .debug_frame
+
+
+@dataclass
+class KernelImage:
+    name: str                       # mangled name, e.g. "_Z4vaddPKfS0_Pfi"
+    text: bytes                     # the encoded SASS, already padded to 128 bytes
+    params: list[tuple[int, int]]   # (offset, size) of each parameter in the param buffer, by ordinal
+    regcount: int                   # registers per thread (EIATTR_REGCOUNT)
+    exit_offsets: list[int]         # byte offsets of EXIT instructions in text
+    param_base: int = 0x160         # where parameters start in constant bank 0 (0x210 on sm_90)
+    frame_size: int = 0
+    min_stack_size: int = 0
+    max_reg_count: int = 0xff
+    shared_size: int = 0            # static shared memory bytes
+    num_barriers: int = 0
+    shared_align: int = 4           # alignment of .nv.shared.<kernel>: the largest .shared .align
+    # Byte offset where .debug_frame re-states the CFA (R1 + frame_size): just past the
+    # stack-pointer adjustment when there is a frame, else just past the instruction that
+    # ends the entry block (its first branch or EXIT).  None: 0x20 with a frame, else
+    # 16 past the first EXIT.
+    cfa_offset: int | None = None
+    crs_stack_size: int | None = None             # EIATTR_CRS_STACK_SIZE, when ptxas gives one
+    max_threads: tuple[int, int, int] | None = None  # EIATTR_MAX_THREADS (__launch_bounds__)
+
+    @property
+    def param_size(self) -> int:
+        return max((offset + size for offset, size in self.params), default=0)
+
+    def cfa_location(self) -> int:
+        if self.cfa_offset is not None:
+            return self.cfa_offset
+        if self.frame_size:
+            return 0x20
+        return min(self.exit_offsets) + 16 if self.exit_offsets else 0x10
+
+
+def write_cubin(kernels: list[KernelImage], arch: str = "sm_89", tool_name: str = "ptxc",
+                tool_version: str = PTXC_TOOL_VERSION, tool_args: str | None = None,
+                tool_branch: str = "") -> bytes:
+    """The cubin holding `kernels` (in source order) for `arch` ("sm_89" or "sm_90").
+
+    The tool strings go into .note.nv.tkinfo; tool_args defaults to what nvcc passes
+    ptxas ("-arch sm_89 -m 64").  To reproduce nvcc's cubin, pass tool_name="ptxas"
+    and nvcc's version, branch and args strings.
+    """
+    if arch not in PARAM_BASE:
+        raise ValueError(f"unsupported architecture {arch!r} (sm_89 or sm_90)")
+    if not kernels:
+        raise ValueError("a cubin needs at least one kernel")
+    for k in kernels:
+        _check(k)
+    if len({k.name for k in kernels}) != len(kernels):
+        raise ValueError("two kernels with the same name")
+    if tool_args is None:
+        tool_args = f"-arch {arch} -m 64"
+    plan = _Plan(list(reversed(kernels)), arch)
+    return plan.build((tool_name, tool_version, tool_branch, tool_args))
+
+
+def _check(k: KernelImage) -> None:
+    """Refuse images the layout cannot represent, naming the kernel and the field."""
+    def bad(message: str) -> ValueError:
+        return ValueError(f"kernel {k.name!r}: {message}")
+    if not k.name:
+        raise ValueError("a kernel needs a name")
+    if not k.text or len(k.text) % 16:
+        raise bad(f"text must be whole 16-byte instructions, got {len(k.text)} bytes")
+    if any(e % 16 or not 0 <= e < len(k.text) for e in k.exit_offsets):
+        raise bad(f"exit offsets {k.exit_offsets} are not instructions in the text")
+    if not 0 <= k.regcount <= 255:
+        raise bad(f"register count {k.regcount} does not fit sh_info's top byte")
+    if k.param_base + k.param_size > 0xFFFF:
+        raise bad("parameters do not fit a 16-bit constant-bank offset")
+    if k.shared_align < 1 or k.shared_align & (k.shared_align - 1):
+        raise bad(f"shared alignment {k.shared_align} is not a power of two")
+
+
+# ---- the layout -------------------------------------------------------------------
+
+@dataclass
+class _Plan:
+    """Section and symbol indices of one cubin, fixed before any contents are made."""
+    kernels: list[KernelImage]     # file order (reverse source order)
+    arch: str
+    sections: list[Section] = field(default_factory=list)
+    symbols: list[Symbol] = field(default_factory=list)
+
+    def build(self, notes) -> bytes:
+        self._number_sections()
+        self._number_symbols()
+        self._fill_contents(notes)
+        return _link(self.sections, self.arch)
+
+    # -- indices --
+    def _number_sections(self) -> None:
+        names = [".shstrtab", ".strtab", ".symtab", ".debug_frame", ".note.nv.tkinfo",
+                 ".note.nv.cuinfo", ".nv.info"] + self._compat_names()
+        names += [f".nv.info.{k.name}" for k in self.kernels]
+        names += [".nv.callgraph", ".nv.rel.action", ".rel.debug_frame"]
+        names += [f".nv.constant0.{k.name}" for k in self.kernels]
+        names += [f".text.{k.name}" for k in self.kernels]
+        names += [f".nv.shared.{k.name}" for k in self.kernels if k.shared_size]
+        self.index = {name: i + 1 for i, name in enumerate(names)}
+
+    def _compat_names(self) -> list[str]:
+        """sm_90 adds .nv.compat, which cuobjdump and nvdisasm require for sm_90."""
+        return [".nv.compat"] if self.arch == "sm_90" else []
+
+    def _number_symbols(self) -> None:
+        """Section symbols first (ptxas's order), then one global symbol per kernel."""
+        local = [".note.nv.tkinfo", ".note.nv.cuinfo"]
+        for k in self.kernels:
+            local.append(f".text.{k.name}")
+            if k.shared_size:
+                local.append(f".nv.shared.{k.name}")
+            local.append(f".nv.constant0.{k.name}")
+        local += [".debug_frame", ".nv.callgraph", ".nv.rel.action"]
+        self.symbols = [Symbol("")]
+        self.symbols += [Symbol(name, type=elf.STT_SECTION, shndx=self.index[name]) for name in local]
+        for k in self.kernels:
+            self.symbols.append(Symbol(k.name, size=len(k.text), bind=elf.STB_GLOBAL,
+                                       type=elf.STT_FUNC, other=STO_CUDA_ENTRY,
+                                       shndx=self.index[f".text.{k.name}"]))
+        self.symbol_index = {s.name: i for i, s in enumerate(self.symbols)}
+        self.first_global = len(local) + 1
+
+    # -- contents --
+    def _fill_contents(self, notes) -> None:
+        idx, sym = self.index, self.symbol_index
+        shstrtab, strtab = _string_tables(self.kernels, self._compat_names())
+        for s in self.symbols:
+            s.name_offset = strtab.add(s.name)
+        debug_frame, frame_relocs = self._debug_frame()
+        secs = [
+            Section(".shstrtab", elf.SHT_STRTAB, data=shstrtab.data()),
+            Section(".strtab", elf.SHT_STRTAB, data=strtab.data()),
+            Section(".symtab", elf.SHT_SYMTAB, data=b"".join(s.pack() for s in self.symbols),
+                    link=idx[".strtab"], info=self.first_global, align=8, entsize=elf.SYM.size),
+            Section(".debug_frame", elf.SHT_PROGBITS, data=debug_frame),
+            Section(".note.nv.tkinfo", elf.SHT_NOTE, SHF_NOTE_TKINFO, _tkinfo(*notes), align=4),
+            Section(".note.nv.cuinfo", elf.SHT_NOTE, SHF_NOTE_CUINFO, _cuinfo(self.arch),
+                    link=idx[".note.nv.tkinfo"], align=4),
+            Section(".nv.info", SHT_CUDA_INFO, data=ni.encode_records(self._global_info()),
+                    link=idx[".symtab"], align=4),
+        ]
+        if self._compat_names():
+            secs.append(Section(".nv.compat", SHT_CUDA_COMPAT_INFO,
+                                data=ni.encode_records(ni.sm90_compat_records()), align=4))
+        for k in self.kernels:
+            secs.append(Section(f".nv.info.{k.name}", SHT_CUDA_INFO, elf.SHF_INFO_LINK,
+                                ni.encode_records(self._kernel_info(k)), link=idx[".symtab"],
+                                info=idx[f".text.{k.name}"], align=4))
+        secs += [
+            Section(".nv.callgraph", SHT_CUDA_CALLGRAPH, data=_callgraph(),
+                    link=idx[".symtab"], align=4, entsize=8),
+            Section(".nv.rel.action", SHT_CUDA_RELOCINFO, data=REL_ACTION, align=8, entsize=8),
+            Section(".rel.debug_frame", elf.SHT_REL, elf.SHF_INFO_LINK,
+                    b"".join(r.pack() for r in frame_relocs), link=idx[".symtab"],
+                    info=idx[".debug_frame"], align=8, entsize=elf.REL.size),
+        ]
+        for k in self.kernels:
+            secs.append(Section(f".nv.constant0.{k.name}", elf.SHT_PROGBITS,
+                                elf.SHF_ALLOC | elf.SHF_INFO_LINK,
+                                bytes(k.param_base + k.param_size),
+                                info=idx[f".text.{k.name}"], align=4))
+        for k in self.kernels:
+            secs.append(Section(f".text.{k.name}", elf.SHT_PROGBITS,
+                                elf.SHF_ALLOC | elf.SHF_EXECINSTR, k.text, link=idx[".symtab"],
+                                # ptxas packs the register count into sh_info's top byte
+                                info=(k.regcount << 24) | sym[k.name], align=TEXT_ALIGN))
+        for k in self.kernels:
+            if k.shared_size:
+                secs.append(Section(f".nv.shared.{k.name}", elf.SHT_NOBITS,
+                                    elf.SHF_WRITE | elf.SHF_ALLOC | elf.SHF_INFO_LINK,
+                                    info=idx[f".text.{k.name}"], align=k.shared_align,
+                                    nobits_size=k.shared_size))
+        for s in secs:
+            s.name_offset = shstrtab.add(s.name)
+        self.sections = secs
+
+    def _global_info(self) -> list[ni.Record]:
+        """REGCOUNT and FRAME_SIZE per kernel in source order, then MIN_STACK_SIZE per
+        kernel in file order: ptxas's order."""
+        records = []
+        for k in reversed(self.kernels):
+            s = self.symbol_index[k.name]
+            records.append(ni.per_function(ni.CODES["EIATTR_REGCOUNT"], s, k.regcount))
+            records.append(ni.per_function(ni.CODES["EIATTR_FRAME_SIZE"], s, k.frame_size))
+        for k in self.kernels:
+            records.append(ni.per_function(ni.CODES["EIATTR_MIN_STACK_SIZE"],
+                                           self.symbol_index[k.name], k.min_stack_size))
+        return records
+
+    def _kernel_info(self, k: KernelImage) -> list[ni.Record]:
+        c = ni.CODES
+        records = [ni.words(c["EIATTR_LANGUAGE"], ni.LANGUAGE_PTX),
+                   ni.words(c["EIATTR_CUDA_API_VERSION"], TOOLKIT_VERSION)]
+        if k.params:
+            bank = self.symbol_index[f".nv.constant0.{k.name}"]
+            records.append(ni.param_cbank(bank, k.param_base, k.param_size))
+            records.append(ni.hval(c["EIATTR_CBANK_PARAM_SIZE"], k.param_size))
+            # one KPARAM_INFO per parameter, last ordinal first
+            for ordinal in reversed(range(len(k.params))):
+                records.append(ni.kparam_info(ordinal, *k.params[ordinal]))
+        records.append(ni.hval(c["EIATTR_MAXREG_COUNT"], k.max_reg_count))
+        if k.num_barriers:
+            records.append(ni.bval(c["EIATTR_NUM_BARRIERS"], k.num_barriers))
+        records.append(ni.hval(ni.EIATTR_UNNAMED_5F, UNNAMED_5F_VALUE[self.arch]))
+        records.append(ni.words(c["EIATTR_EXIT_INSTR_OFFSETS"], *k.exit_offsets))
+        if k.crs_stack_size is not None:
+            records.append(ni.words(c["EIATTR_CRS_STACK_SIZE"], k.crs_stack_size))
+        if k.max_threads is not None:
+            records.append(ni.words(c["EIATTR_MAX_THREADS"], *k.max_threads))
+        return records
+
+    def _debug_frame(self) -> tuple[bytes, list[elf.Relocation]]:
+        """One CIE + FDE per kernel (ptxas repeats the CIE), and the relocations that
+        point each FDE's initial_location at its kernel's symbol (source order)."""
+        data, relocs = bytearray(), []
+        for k in self.kernels:
+            cie_offset = len(data)
+            data += _cie()
+            fde = _fde(cie_offset, k)
+            relocs.append(elf.Relocation(len(data) + FDE_LOCATION_OFFSET,
+                                         self.symbol_index[k.name], R_CUDA_64))
+            data += fde
+        return bytes(data), relocs[::-1]
+
+
+def _string_tables(kernels: list[KernelImage],
+                   extra: list[str]) -> tuple[elf.StringTable, elf.StringTable]:
+    """ptxas registers every section name it might create, used or not, in both string
+    tables (in slightly different orders), then the kernel names in .strtab."""
+    head = [".shstrtab", ".strtab", ".symtab", ".symtab_shndx", ".note.nv.tkinfo",
+            ".note.nv.cuinfo", ".nv.info"] + extra
+    tail = [".debug_frame", ".rel.debug_frame", ".rela.debug_frame", ".nv.callgraph",
+            ".nv.prototype", ".nv.rel.action"]
+    shstrtab, strtab = elf.StringTable(), elf.StringTable()
+    for name in head:
+        shstrtab.add(name)
+        strtab.add(name)
+    for k in kernels:
+        for table, bank_order in ((shstrtab, ("", ".rel")), (strtab, (".rel", ""))):
+            for prefix in (".text.", ".nv.info.", ".nv.shared."):
+                table.add(prefix + k.name)
+            for rel in bank_order:
+                table.add(f"{rel}.nv.constant0.{k.name}")
+    for name in tail:
+        shstrtab.add(name)
+        strtab.add(name)
+    for k in kernels:
+        strtab.add(k.name)
+    return shstrtab, strtab
+
+
+# ---- fixed-format contents -----------------------------------------------------------
+
+def _tkinfo(tool_name: str, tool_version: str, tool_branch: str, tool_args: str) -> bytes:
+    """The toolkit note: version, then offsets of four strings in the string area that
+    follows (which starts with an empty string, offset 0)."""
+    strings = [b"", tool_name.encode(), tool_version.encode(), tool_branch.encode(),
+               tool_args.encode()]
+    offsets, blob = [], bytearray()
+    for s in strings:
+        offsets.append(len(blob))
+        blob += s + b"\0"
+    desc = struct.pack("<6I", NOTE_VERSION, *offsets) + blob
+    return elf.pack_note(NOTE_OWNER, NT_CUDA_TKINFO, desc.ljust(elf.align_up(len(desc), 4), b"\0"))
+
+
+def _cuinfo(arch: str) -> bytes:
+    """The CUDA note: version, the virtual SM, the toolkit version."""
+    desc = struct.pack("<HHI", NOTE_VERSION, sm_number(arch), TOOLKIT_VERSION)
+    return elf.pack_note(NOTE_OWNER, NT_CUDA_CUINFO, desc)
+
+
+def sm_number(arch: str) -> int:
+    return int(arch.removeprefix("sm_"))
+
+
+def _callgraph() -> bytes:
+    """Kernels that call nothing: ptxas's four fixed entries (0, -1) .. (0, -4)."""
+    return b"".join(struct.pack("<Ii", 0, -n) for n in range(1, 5))
+
+
+# .nv.rel.action: the one relocation action ptxas declares, R_CUDA_CONST_FIELD22_37
+# (type 0x73): symbol kind ADDR, addend shift 0, then (source position, length,
+# destination position) twice: (0, 17, 37) and (0, 5, 54).
+REL_ACTION = struct.pack("<II8B", 0x73, 0, 0, 0, 0, 17, 37, 0, 5, 54)
+
+# ---- .debug_frame: DWARF CFI in the 64-bit format -------------------------------------
+
+DW_CFA_nop, DW_CFA_advance_loc4, DW_CFA_def_cfa, DW_CFA_same_value = 0x00, 0x04, 0x0C, 0x08
+CODE_ALIGN, DATA_ALIGN = 4, -4
+DWARF_REG_BASE = 0x5000000     # ptxas numbers register Rn as 0x5000000 + n in CFI
+NO_RETURN_REGISTER = 0xFFFFFFFF
+FDE_LOCATION_OFFSET = 12 + 8   # initial_location: after the length and the CIE pointer
+
+
+def uleb128(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def sleb128(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        done = (value == 0 and not byte & 0x40) or (value == -1 and byte & 0x40)
+        out.append(byte | (0 if done else 0x80))
+        if done:
+            return bytes(out)
+
+
+def _reg(n: int) -> bytes:
+    return uleb128(DWARF_REG_BASE + n)
+
+
+def _entry(body: bytes) -> bytes:
+    """A 64-bit DWARF CFI entry, NOP-padded so that each entry is 8-byte sized."""
+    body = body.ljust(elf.align_up(len(body) + 12, 8) - 12, bytes([DW_CFA_nop]))
+    return struct.pack("<IQ", 0xFFFFFFFF, len(body)) + body
+
+
+def _cie() -> bytes:
+    """CFA = R1 + 0; R255 (RZ) and R1 keep their values; no return-address register."""
+    body = (struct.pack("<q", -1) + bytes([3, 0]) + uleb128(CODE_ALIGN) + sleb128(DATA_ALIGN)
+            + uleb128(NO_RETURN_REGISTER)
+            + bytes([DW_CFA_def_cfa]) + _reg(STACK_POINTER) + uleb128(0)
+            + bytes([DW_CFA_same_value]) + _reg(255)
+            + bytes([DW_CFA_same_value]) + _reg(STACK_POINTER))
+    return _entry(body)
+
+
+def _advance(delta_bytes: int) -> bytes:
+    # ptxas stores a backwards step as an unsigned 32-bit byte delta, then scales it.
+    return bytes([DW_CFA_advance_loc4]) + struct.pack("<I", (delta_bytes & 0xFFFFFFFF) // CODE_ALIGN)
+
+
+def _fde(cie_offset: int, k: KernelImage) -> bytes:
+    """ptxas's four steps: advance past the first instruction (which loads R1, the
+    stack pointer); advance to the CFA point; CFA = R1 + frame size; advance to the
+    last EXIT (a step that may go backwards)."""
+    cfa_at = k.cfa_location()
+    last_exit = max(k.exit_offsets, default=cfa_at)
+    body = (struct.pack("<QQQ", cie_offset, 0, len(k.text))
+            + _advance(0x10) + _advance(cfa_at - 0x10)
+            + bytes([DW_CFA_def_cfa]) + _reg(STACK_POINTER) + uleb128(k.frame_size)
+            + _advance(last_exit - cfa_at))
+    return _entry(body)
+
+
+# ---- placing sections in the file ----------------------------------------------------
+
+def _link(sections: list[Section], arch: str) -> bytes:
+    """Lay the sections out in order, then the section headers, then the program
+    headers; return the file."""
+    out = bytearray(elf.EHDR.size)
+    for s in sections:
+        if s.type == elf.SHT_NOBITS:
+            continue
+        s.offset = elf.align_up(len(out), s.align)
+        out += bytes(s.offset - len(out)) + s.data
+    shoff = elf.align_up(len(out), 8)
+    out += bytes(shoff - len(out))
+    for s in sections:
+        if s.type == elf.SHT_NOBITS:
+            s.offset = shoff
+    headers = [Section("", elf.SHT_NULL, align=0)] + sections
+    out += b"".join(s.pack_header() for s in headers)
+    phoff = len(out)
+    segments = _segments(sections, phoff)
+    out += b"".join(p.pack() for p in segments)
+    header = elf.Header(osabi=ELFOSABI_CUDA, abiversion=CUDA_ABI_VERSION, type=elf.ET_EXEC,
+                        machine=EM_CUDA, flags=E_FLAGS_BASE | sm_number(arch) << 8,
+                        phoff=phoff, shoff=shoff, phnum=len(segments), shnum=len(headers),
+                        shstrndx=1)
+    out[:elf.EHDR.size] = header.pack()
+    return bytes(out)
+
+
+def _segments(sections: list[Section], phoff: int) -> list[Segment]:
+    """PHDR; one LOAD over constant banks and code; one over shared memory (if any);
+    and a LOAD over the program headers themselves, as ptxas writes them."""
+    loaded = [s for s in sections if s.flags & elf.SHF_ALLOC and s.type != elf.SHT_NOBITS]
+    shared = [s for s in sections if s.type == elf.SHT_NOBITS]
+    count = 3 + bool(shared)
+    table_size = count * elf.PHDR.size
+    rx = elf.PF_R | elf.PF_X
+    start = loaded[0].offset
+    end = loaded[-1].offset + loaded[-1].size
+    segments = [Segment(elf.PT_PHDR, rx, phoff, table_size, table_size),
+                Segment(elf.PT_LOAD, rx, start, end - start, end - start)]
+    if shared:
+        segments.append(Segment(elf.PT_LOAD, elf.PF_R | elf.PF_W, shared[0].offset, 0,
+                                _shared_extent(shared)))
+    segments.append(Segment(elf.PT_LOAD, rx, phoff, table_size, table_size))
+    return segments
+
+
+def _shared_extent(shared: list[Section]) -> int:
+    """Bytes spanned by the kernels' shared windows placed one after another, aligned."""
+    end = 0
+    for s in shared:
+        end = elf.align_up(end, s.align) + s.size
+    return end
