@@ -143,7 +143,8 @@ def dump_command(argv: list[str]) -> int:
     try:
         cubin = read_cubin(data, args.cubin)
     except CubinError as exc:
-        raise CompileError(Diagnostic(f"{args.cubin}: {exc}")) from None
+        print(f"{args.cubin}: error: {exc}", file=sys.stderr)
+        return 1
     sys.stdout.write(format_cubin(cubin))
     return 0
 

@@ -71,15 +71,10 @@ def cubin_bytes(kernels: list[Kernel], arch: str) -> bytes:
     images = [KernelImage(name=k.name, text=k.text, params=list(k.func.params), regcount=k.func.num_regs,
                           exit_offsets=k.exit_offsets, param_base=k.func.param_base)
               for k in kernels]
-    return write_cubin(images, arch=arch, tool_name="ptxc", tool_version=f"ptxc {__version__}",
-                       tool_args=f"-arch {arch} -m 64")
+    return write_cubin(images, arch=arch, tool_name="ptxc", tool_version=f"ptxc {__version__}")
 
 
 def sass_listing(kernels: list[Kernel], arch: str) -> str:
     """The kernels as `cuobjdump -sass` prints them."""
-    from .sass.printer import format_listing
-    return format_listing_module(kernels, arch, format_listing)
-
-
-def format_listing_module(kernels, arch, format_listing) -> str:
-    return format_listing([(k.name, k.addrs) for k in kernels], arch)
+    from .sass.printer import format_file
+    return format_file([(k.name, k.addrs) for k in reversed(kernels)], arch)  # file order: last kernel first

@@ -1,0 +1,221 @@
+"""Print SASS the way cuobjdump -sass and nvdisasm do.
+
+`format_instr` gives one instruction's text (`@P0 EXIT ;`), `format_listing` one
+function as cuobjdump lays it out (address column, both hex words), `format_file` a
+whole cubin's listing, and `format_ir` SASS IR that may still hold virtual registers.
+
+How an operand prints depends on its form (a signed or unsigned immediate, `[R2.64]`),
+so instructions are matched against the architecture's table first.  Three printing
+rules come from nvdisasm rather than from the table's fields and were measured with it
+(scripts/learn_sm89_table.py re-checks the first two on every run, the verify step the
+third): the space before `;` depends on the control word (per form, in the table);
+`.reuse` shows only under some control words (`control.reuse_shown_if`); and f32
+immediates print with C's `%.20g` below 1e9 in magnitude and `%.20e` from there, with
+`+INF `, `-QNAN `, `-0.0 `... (a trailing space included) for the special values.
+"""
+from __future__ import annotations
+
+import struct
+
+from .ir import CBank, Control, Imm, Instr, Mem, Reg, SpecialReg, Target, ZERO_REG
+from .table import NEUTRAL, Form, OperandSpec, Table, alias_for, load, match_form
+
+ZERO_NAME = {"R": "RZ", "P": "PT", "UR": "URZ", "UP": "UPT"}
+ADDR_FIELD = 19          # the guard is right-aligned in this many columns after /*addr*/
+HEADER_FLAGS = {"sm_89": '@"EF_CUDA_SM89 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM89)"',
+                "sm_90": '@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"'}
+
+
+# ---------------------------------------------------------------------------------------
+# Numbers.
+# ---------------------------------------------------------------------------------------
+def signed_hex(value: int) -> str:
+    return f"-{-value:#x}" if value < 0 else f"{value:#x}"
+
+
+def format_f32(bits: int) -> str:
+    sign = "-" if bits >> 31 else "+"
+    exponent, mantissa = (bits >> 23) & 0xFF, bits & 0x7FFFFF
+    if exponent == 0xFF:
+        if mantissa == 0:
+            return f"{sign}INF "
+        return f"{sign}{'QNAN' if mantissa >> 22 else 'SNAN'} "
+    if bits == 0x80000000:
+        return "-0.0 "
+    value = struct.unpack("<f", struct.pack("<I", bits))[0]
+    return f"{value:.20e}" if abs(value) >= 1e9 else f"{value:.20g}"
+
+
+def _imm_value(imm: Imm, spec: OperandSpec | None) -> int:
+    """The number an immediate prints as: its field says whether it is signed."""
+    f = spec.fields.get("value") if spec else None
+    if f is None:
+        return imm.bits
+    bits = imm.bits & ((1 << f.top) - 1)
+    return bits - (1 << f.top) if f.signed and bits >> (f.top - 1) & 1 else bits
+
+
+# ---------------------------------------------------------------------------------------
+# Operands.
+# ---------------------------------------------------------------------------------------
+def reg_name(reg: Reg) -> str:
+    if reg.virtual:
+        return f"%{reg.file.lower()}{reg.num}" + (f".{32 * reg.width}" if reg.width > 1 else "")
+    return ZERO_NAME[reg.file] if reg.num == ZERO_REG[reg.file] else f"{reg.file}{reg.num}"
+
+
+def _with_flags(text: str, op, inv_char: str) -> str:
+    if getattr(op, "abs", False):
+        text = f"|{text}|"
+    if getattr(op, "inv", False):
+        text = inv_char + text
+    if getattr(op, "neg", False):
+        text = "-" + text
+    return text
+
+
+def format_operand(op, spec: OperandSpec | None = None, reuse: bool = False) -> str:
+    if isinstance(op, Reg):
+        text = _with_flags(reg_name(op) + (spec.sfx if spec else ""), op, "!" if op.file in ("P", "UP") else "~")
+        return text + ".reuse" if reuse else text
+    if isinstance(op, CBank):
+        return _with_flags(f"c[{op.bank:#x}][{signed_hex(op.offset)}]", op, "~")
+    if isinstance(op, Imm):
+        if op.kind == "f32":
+            return format_f32(op.bits)
+        return signed_hex(_imm_value(op, spec))
+    if isinstance(op, Mem):
+        parts = []
+        if op.base is not None:
+            wide = spec.base64 if spec else op.base.width == 2
+            parts.append(reg_name(op.base) + (".64" if wide else ""))
+        if op.ubase is not None:
+            parts.append(reg_name(op.ubase))
+        if op.offset or not parts:
+            parts.append(signed_hex(op.offset))
+        return "[" + "+".join(parts) + "]"
+    if isinstance(op, SpecialReg):
+        return op.name
+    if isinstance(op, Target):
+        return f"{op.addr:#x}" if op.addr is not None else str(op.label)
+    return str(op)
+
+
+def format_guard(pred: Reg | None) -> str:
+    if pred is None:
+        return ""
+    return f"@{'!' if pred.inv else ''}{reg_name(pred)} "
+
+
+def _space_before_semicolon(form: Form | None, ctrl: Control) -> bool:
+    if form is None:
+        return True
+    return any(getattr(ctrl, f) != NEUTRAL[f] for f in form.space_if)
+
+
+# ---------------------------------------------------------------------------------------
+# Instructions.
+# ---------------------------------------------------------------------------------------
+def format_body(instr: Instr, table: Table | None = None) -> str:
+    """The instruction without its guard: `IMAD.WIDE R2, R6.reuse, R7.reuse, c[0x0][0x160] ;`."""
+    table = table or load()
+    if instr.op == "UNKNOWN":
+        word = instr.srcs[0].bits if instr.srcs else 0
+        return f"UNKNOWN 0x{word >> 64:016x}{word & (1 << 64) - 1:016x} ;"
+    found = match_form(table, instr)
+    form, operands = (found[0], found[2]) if found else (None, instr.operands)
+    specs = form.operands if form else [None] * len(operands)
+    show_reuse = table.reuse_shown(instr.ctrl)
+    texts = []
+    for op, spec in zip(operands, specs):
+        if spec is not None and spec.omit_if_pt and op.is_zero and not op.inv:
+            continue
+        reuse = bool(show_reuse and spec is not None and spec.reuse is not None
+                     and instr.ctrl.reuse >> spec.reuse & 1)
+        texts.append(format_operand(op, spec, reuse))
+    text = _mnemonic(instr, form, operands) + (" " + ", ".join(texts) if texts else "")
+    return text + (" ;" if _space_before_semicolon(form, instr.ctrl) else ";")
+
+
+def _mnemonic(instr: Instr, form: Form | None, operands: list) -> str:
+    """The name with its modifiers; nvdisasm's alias (IMAD.MOV) follows the operands,
+    whether or not the instruction spelled it."""
+    if form is None or not form.aliases:
+        return instr.name
+    mods = tuple(instr.mods)
+    if mods and mods[0] in form.alias_tokens:
+        mods = mods[1:]
+    token = alias_for(form, operands)
+    return ".".join((instr.op,) + ((token,) if token else ()) + mods)
+
+
+def format_instr(instr: Instr, addr: int = 0, table: Table | None = None) -> str:
+    """Exactly the text cuobjdump -sass prints for this instruction (no address, no hex)."""
+    return format_guard(instr.pred) + format_body(instr, table)
+
+
+def format_ir(instr: Instr) -> str:
+    """SASS IR for --print-after: like cuobjdump, but virtual registers print as %r3,
+    %p1 (%r4.64 for a pair) and nothing needs a form in the table."""
+    ops = [format_operand(op) for op in instr.operands]
+    text = format_guard(instr.pred) + instr.name + (" " + ", ".join(ops) if ops else "") + " ;"
+    return text + (f"  // {instr.comment}" if instr.comment else "")
+
+
+# ---------------------------------------------------------------------------------------
+# Listings.
+# ---------------------------------------------------------------------------------------
+def _left(addr: int, instr: Instr, table: Table | None) -> str:
+    return f"        /*{addr:04x}*/" + format_guard(instr.pred).rjust(ADDR_FIELD) + format_body(instr, table)
+
+
+def listing_width(functions) -> int:
+    """The column of the hex words: cuobjdump puts them two spaces after the longest
+    instruction line of the whole file."""
+    return max((len(_left(a, i, None)) for _, rows in functions for a, i in rows), default=0) + 2
+
+
+def format_listing(function_name, instrs_with_addrs=None, arch: str = "sm_89",
+                   width: int | None = None) -> str:
+    """One function as cuobjdump -sass prints it, from `Function :` to the dotted line.
+
+    `instrs_with_addrs` is [(addr, Instr)] (or [(addr, Instr, bytes)] to show given bytes
+    rather than encoding); `width` is the hex column (listing_width over the whole file,
+    as cuobjdump computes it).  Given a list of (name, instrs_with_addrs) instead of a
+    name, it prints the whole file (format_file)."""
+    if not isinstance(function_name, str):
+        return format_file(function_name, arch if instrs_with_addrs is None else instrs_with_addrs)
+    from .encode import encode
+    table = load(arch)
+    rows = [(r[0], r[1]) for r in instrs_with_addrs]
+    if width is None:
+        width = listing_width([(function_name, rows)])
+    out = [f"\t\tFunction : {function_name}", f"\t.headerflags\t{HEADER_FLAGS.get(arch, '')}"]
+    for row in instrs_with_addrs:
+        addr, instr = row[0], row[1]
+        raw = row[2] if len(row) > 2 else encode(instr, addr, table)
+        lo, hi = int.from_bytes(raw[:8], "little"), int.from_bytes(raw[8:16], "little")
+        out.append(_left(addr, instr, table).ljust(width) + f"/* 0x{lo:016x} */")
+        out.append(" " * width + f"/* 0x{hi:016x} */")
+    out.append("\t\t..........")
+    return "\n".join(out) + "\n\n\n"
+
+
+def format_file(functions, arch: str = "sm_89") -> str:
+    """The whole output of cuobjdump -sass for a cubin holding these functions
+    [(name, [(addr, Instr)])], in the order given (cuobjdump follows the order of the
+    .text sections, which ptxas writes last kernel first)."""
+    functions = [(name, list(rows)) for name, rows in functions]
+    width = listing_width([(n, [(r[0], r[1]) for r in rows]) for n, rows in functions])
+    body = "".join(format_listing(name, rows, arch, width) for name, rows in functions)
+    return f"\n\tcode for {arch}\n\t.target\t{arch}\n\n" + body
+
+
+def format_cubin(cubin) -> str:
+    """cuobjdump -sass for a cubin read by ptxc.cubin.reader (anything with `arch` and
+    `sections` having `name` and `data`): every .text.<function>, decoded."""
+    from .decode import decode_all
+    table = load(cubin.arch)
+    functions = [(s.name[len(".text."):], [(a, i, s.data[a:a + 16]) for a, i in decode_all(s.data, 0, table)])
+                 for s in cubin.sections if s.name.startswith(".text.")]
+    return format_file(functions, cubin.arch)

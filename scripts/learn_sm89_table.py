@@ -1,0 +1,1326 @@
+#!/usr/bin/env python3
+"""Learn the sm_89 SASS instruction table from NVIDIA's tools and write ptxc/sass/sm_89.json.
+
+Nothing here knows an encoding in advance.  The steps (docs/instruction-table.md):
+
+1. compile PROBES (small PTX kernels) with ptxas -arch=sm_89 and read back every word
+   with cuobjdump -sass; keep one representative per (mnemonic, modifiers, operand kinds);
+2. flip every non-control bit of each representative and ask `nvdisasm -b SM89` what
+   changed: nothing (a constant bit), the guard, the modifiers, one part of one operand
+   (a field bit, whose weight the printed number gives), or the instruction's shape (an
+   opcode bit).  Opcode-bit flips that give the same operation in another operand shape
+   become representatives too;
+3. enumerate every value of each run of modifier bits and of each named operand field
+   (special registers), split runs into independent fields, order fields;
+4. find which reuse bit marks which operand, which operands are PC-relative, which
+   printing aliases (IMAD.MOV, IMAD.SHL, ...) hold on which form, which predicates
+   nvdisasm hides when PT, and what in the control word makes `EXIT ;` versus `NOP;`;
+5. merge representatives that are one form, write the JSON, and check random encodings
+   of every form, printed by ptxc.sass and by nvdisasm (exit status 1 on a difference).
+
+nvdisasm is slow to start, so every step batches all its words into one raw file.
+To add an instruction: add a PTX kernel to PROBES that makes ptxas emit it (and its
+latency class to LATENCY); run this script; see docs/instruction-table.md.
+
+Usage: python scripts/learn_sm89_table.py [-o ptxc/sass/sm_89.json] [-v] [--no-verify]
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import itertools
+import json
+import random
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ptxc import oracle  # noqa: E402
+from ptxc.sass.table import Field  # noqa: E402
+
+ARCH = "sm_89"
+NVDISASM_ARCH = "SM89"
+OUT = ROOT / "ptxc" / "sass" / "sm_89.json"
+CTRL_BITS = range(105, 126)          # the scheduling word (ptxc.sass.ir.Control)
+REUSE_BITS = range(122, 126)         # its operand-reuse flags
+PROBE_BITS = [b for b in range(128) if b not in CTRL_BITS]
+MAX_RUN = 10                         # longest run of modifier bits enumerated at once
+ZERO = {"R": 255, "UR": 63, "P": 7, "UP": 7}
+
+# ---------------------------------------------------------------------------------------
+# Probe kernels.  Each body runs after a prelude that leaves: %rd0 = out (global),
+# %rd1 = in (global), %r0 = n (param), %f0 = f (param), %r1 = tid.x.  Results must be
+# stored or ptxas deletes them.
+# ---------------------------------------------------------------------------------------
+PROBES = {
+    "sregs": """
+  mov.u32 %r2, %tid.y; mov.u32 %r3, %tid.z; mov.u32 %r4, %ctaid.x; mov.u32 %r5, %ctaid.y;
+  mov.u32 %r6, %ctaid.z; mov.u32 %r7, %laneid; mov.u32 %r8, %warpid; mov.u32 %r9, %smid;
+  mov.u32 %r10, %lanemask_lt; mov.u32 %r11, %ntid.x;
+  st.global.v4.u32 [%rd0], {%r2, %r3, %r4, %r5}; st.global.v4.u32 [%rd0+16], {%r6, %r7, %r8, %r9};
+  st.global.v2.u32 [%rd0+32], {%r10, %r11};
+""",
+    "imad": """
+  ld.global.u32 %r2, [%rd1]; ld.global.u32 %r3, [%rd1+4]; ld.global.u32 %r4, [%rd1+8];
+  mad.lo.s32 %r5, %r2, %r3, %r4; mad.lo.s32 %r6, %r2, 12345, %r4; mad.lo.s32 %r7, %r2, %r0, %r4;
+  mad.lo.s32 %r8, %r2, %r3, %r0; mul.hi.s32 %r9, %r2, %r3; mul.hi.u32 %r10, %r2, %r4;
+  mul.lo.s32 %r11, %r2, 8; add.s32 %r12, %r3, %r4;
+  st.global.v4.u32 [%rd0], {%r5, %r6, %r7, %r8}; st.global.v4.u32 [%rd0+16], {%r9, %r10, %r11, %r12};
+""",
+    "imad_wide": """
+  ld.global.u32 %r2, [%rd1]; ld.global.u32 %r3, [%rd1+4];
+  mul.wide.s32 %rd2, %r2, %r3; mul.wide.u32 %rd3, %r2, %r3; mul.wide.s32 %rd4, %r2, 12345;
+  mul.wide.u32 %rd5, %r2, %r0; cvt.u64.u32 %rd9, %r0; mad.wide.u32 %rd6, %r2, %r3, %rd9;
+  st.global.v2.u64 [%rd0], {%rd2, %rd3}; st.global.v2.u64 [%rd0+16], {%rd4, %rd5};
+  st.global.u64 [%rd0+32], %rd6;
+""",
+    "isetp": """
+  ld.global.u32 %r2, [%rd1]; ld.global.u32 %r3, [%rd1+4]; ld.global.u64 %rd2, [%rd1+8];
+  setp.lt.s32 %p1, %r2, %r3; setp.eq.s32 %p2, %r2, %r0; setp.le.u32 %p3, %r2, 77;
+  setp.gt.and.s32 %p4, %r3, %r0, %p1; setp.ne.or.u32 %p5, %r3, %r2, %p2;
+  setp.ge.xor.s32 %p6, %r2, 5, %p3; setp.lt.s64 %p7, %rd2, %rd1;
+  selp.u32 %r4, 1, 0, %p1; selp.u32 %r5, 1, 0, %p4; selp.u32 %r6, 1, 0, %p5; selp.u32 %r7, 1, 0, %p6;
+  selp.u32 %r8, %r2, %r3, %p7;
+  st.global.v4.u32 [%rd0], {%r4, %r5, %r6, %r7}; st.global.u32 [%rd0+16], %r8;
+""",
+    "exit_bra": """
+  setp.ge.s32 %p1, %r1, %r0; @%p1 bra DONE;
+  setp.eq.s32 %p2, %r1, 7; @!%p2 bra SKIP;
+  st.global.u32 [%rd0], %r1;
+SKIP:
+  st.global.u32 [%rd0+4], %r0;
+DONE:
+""",
+    "exit_notp": """
+  setp.lt.s32 %p1, %r1, %r0; @!%p1 bra DONE;
+  st.global.u32 [%rd0], %r1;
+DONE:
+""",
+    "loop": """
+  mov.u32 %r2, 0;
+LOOP:
+  ld.global.u32 %r3, [%rd1];
+  add.s32 %r2, %r2, %r3;
+  setp.lt.u32 %p1, %r2, %r0;
+  @%p1 bra LOOP;
+  st.global.u32 [%rd0], %r2;
+""",
+    "ldst": """
+  ld.global.u8 %r2, [%rd1+1]; ld.global.s8 %r3, [%rd1+2]; ld.global.u16 %r4, [%rd1+4];
+  ld.global.s16 %r5, [%rd1+6]; ld.global.u32 %r6, [%rd1+8]; ld.global.u64 %rd2, [%rd1+16];
+  ld.global.v4.u32 {%r7, %r8, %r9, %r10}, [%rd1+32];
+  add.s64 %rd9, %rd1, -4; ld.global.u32 %r11, [%rd9];
+  st.global.u8 [%rd0+1], %r2; st.global.u8 [%rd0+2], %r3; st.global.u16 [%rd0+4], %r4;
+  st.global.u16 [%rd0+6], %r5; st.global.u32 [%rd0+8], %r6; st.global.u64 [%rd0+16], %rd2;
+  st.global.v4.u32 [%rd0+32], {%r7, %r8, %r9, %r10};
+  add.s64 %rd8, %rd0, -8; st.global.u32 [%rd8], %r11;
+""",
+    "fadd": """
+  ld.global.f32 %f1, [%rd1]; ld.global.f32 %f2, [%rd1+4];
+  add.f32 %f3, %f1, %f2; add.f32 %f4, %f1, 0f3F000000; add.f32 %f5, %f1, %f0; sub.f32 %f6, %f2, %f1;
+  abs.f32 %f7, %f2; add.f32 %f8, %f7, %f1; neg.f32 %f9, %f0; sub.f32 %f10, %f9, %f1;
+  mul.f32 %f11, %f1, %f2; fma.rn.f32 %f12, %f1, %f2, %f3; mul.f32 %f13, %f1, 0f40400000;
+  fma.rn.f32 %f14, %f1, %f0, %f2;
+  st.global.v4.f32 [%rd0], {%f3, %f4, %f5, %f6}; st.global.v4.f32 [%rd0+16], {%f8, %f10, %f11, %f12};
+  st.global.v2.f32 [%rd0+32], {%f13, %f14};
+""",
+    "int64": """
+  ld.global.u64 %rd2, [%rd1]; ld.global.u64 %rd3, [%rd1+8];
+  ld.global.u32 %r2, [%rd1+16]; ld.global.u32 %r3, [%rd1+20];
+  add.s64 %rd4, %rd2, %rd3; sub.s64 %rd5, %rd2, %rd3; mul.wide.s32 %rd6, %r2, 4; add.s64 %rd7, %rd2, %rd6;
+  shl.b32 %r4, %r2, 3; shr.u32 %r5, %r2, %r3; shr.s32 %r6, %r2, 5; and.b32 %r7, %r2, %r3;
+  or.b32 %r8, %r2, 255; xor.b32 %r9, %r2, %r0; setp.lt.s32 %p1, %r2, %r3; selp.b32 %r11, %r2, %r3, %p1;
+  max.s32 %r12, %r2, %r3; min.u32 %r13, %r2, %r3; add.s32 %r14, %r2, %r3; add.s32 %r14, %r14, 9;
+  st.global.v2.u64 [%rd0], {%rd4, %rd5}; st.global.u64 [%rd0+16], %rd7;
+  st.global.v4.u32 [%rd0+32], {%r4, %r5, %r6, %r7}; st.global.v4.u32 [%rd0+48], {%r8, %r9, %r11, %r11};
+  st.global.v4.u32 [%rd0+64], {%r12, %r13, %r14, %r14};
+""",
+    "lea": """
+  ld.global.u64 %rd2, [%rd1]; ld.global.u32 %r2, [%rd1+8]; ld.global.u32 %r3, [%rd1+12];
+  cvt.u64.u32 %rd3, %r2; shl.b64 %rd4, %rd3, 2; add.s64 %rd5, %rd2, %rd4;
+  cvt.s64.s32 %rd6, %r3; shl.b64 %rd7, %rd6, 3; add.s64 %rd8, %rd2, %rd7;
+  shl.b64 %rd9, %rd2, 4; add.s64 %rd10, %rd9, %rd0; cvta.to.global.u64 %rd10, %rd10;
+  ld.global.u32 %r4, [%rd5]; ld.global.u32 %r5, [%rd8]; shl.b32 %r6, %r2, 2; add.s32 %r7, %r6, %r3;
+  st.global.u32 [%rd10], %r4; st.global.u32 [%rd10+4], %r5; st.global.u32 [%rd10+8], %r7;
+""",
+    "imad_const": """
+  mov.u32 %r2, %tid.y; mov.u32 %r3, %laneid; mul.lo.s32 %r5, %r2, %r3; mad.lo.s32 %r6, %r5, 12345, %r1;
+  mul.wide.u32 %rd3, %r6, 8; add.s64 %rd4, %rd0, %rd3; st.global.u32 [%rd4], %r6;
+  mul.wide.s32 %rd5, %r6, 12; add.s64 %rd6, %rd1, %rd5; st.global.u32 [%rd6], %r5;
+""",
+    "int64_imm": """
+  ld.global.u64 %rd2, [%rd1]; ld.global.u64 %rd3, [%rd1+8]; ld.param.u64 %rd4, [p_out];
+  add.s64 %rd5, %rd2, 12345678901; add.s64 %rd6, %rd2, %rd4; sub.s64 %rd7, %rd4, %rd2;
+  setp.lt.s64 %p1, %rd2, %rd3; setp.ne.u64 %p2, %rd2, 77; setp.gt.u64 %p3, %rd2, %rd4;
+  selp.u32 %r2, 1, 0, %p1; selp.u32 %r3, 1, 0, %p2; selp.u32 %r4, 1, 0, %p3;
+  st.global.v2.u64 [%rd0], {%rd5, %rd6}; st.global.u64 [%rd0+16], %rd7;
+  st.global.v2.u32 [%rd0+24], {%r2, %r3}; st.global.u32 [%rd0+32], %r4;
+""",
+    "ffma": """
+  ld.global.f32 %f1, [%rd1]; ld.global.f32 %f2, [%rd1+4]; ld.global.f32 %f3, [%rd1+8];
+  fma.rn.f32 %f4, %f1, 0f40000000, %f2; fma.rn.f32 %f5, %f1, %f2, %f0; abs.f32 %f6, %f0;
+  add.f32 %f7, %f6, %f1; neg.f32 %f8, %f3; fma.rn.f32 %f9, %f8, %f2, %f1; sub.f32 %f10, %f1, 0f3F800000;
+  mul.f32 %f11, %f1, %f0; add.ftz.f32 %f12, %f1, %f3;
+  st.global.v4.f32 [%rd0], {%f4, %f5, %f7, %f9}; st.global.v4.f32 [%rd0+16], {%f10, %f11, %f12, %f12};
+""",
+    "logic": """
+  ld.global.u32 %r2, [%rd1]; ld.global.u32 %r3, [%rd1+4];
+  and.b32 %r4, %r2, 255; setp.ne.u32 %p1, %r4, 0; not.b32 %r5, %r3; or.b32 %r6, %r5, %r0;
+  selp.u32 %r7, %r2, 7, %p1; shr.u32 %r8, %r2, 20; shl.b32 %r9, %r3, %r2; shr.s32 %r10, %r3, %r2;
+  shr.u32 %r11, %r2, 30; add.s32 %r12, %r11, %r3;
+  st.global.v4.u32 [%rd0], {%r6, %r7, %r8, %r9}; st.global.v2.u32 [%rd0+16], {%r10, %r12};
+""",
+    "clock": """
+  mov.u64 %rd2, %clock64; mov.u32 %r2, %clock; st.global.u64 [%rd0], %rd2; st.global.u32 [%rd0+8], %r2;
+""",
+    "local": """
+  .local .align 4 .b32 lbuf[16];
+  ld.global.u32 %r2, [%rd1]; and.b32 %r3, %r2, 15; shl.b32 %r3, %r3, 2; mov.u32 %r4, lbuf; add.s32 %r5, %r4, %r3;
+  st.local.u32 [%r5], %r1; ld.local.u32 %r6, [lbuf+4]; st.global.u32 [%rd0], %r6;
+""",
+}
+
+PRELUDE = """.visible .entry {name}(.param .u64 p_out, .param .u64 p_in, .param .u32 p_n, .param .f32 p_f)
+{{
+  .reg .b32 %r<64>; .reg .b64 %rd<64>; .reg .pred %p<16>; .reg .f32 %f<64>;
+  ld.param.u64 %rd0, [p_out]; cvta.to.global.u64 %rd0, %rd0;
+  ld.param.u64 %rd1, [p_in]; cvta.to.global.u64 %rd1, %rd1;
+  ld.param.u32 %r0, [p_n]; ld.param.f32 %f0, [p_f]; mov.u32 %r1, %tid.x;
+{body}
+  ret;
+}}
+"""
+
+
+def probe_ptx() -> str:
+    """One PTX module holding every probe kernel."""
+    head = [".version 8.0", f".target {ARCH}", ".address_size 64", ""]
+    return "\n".join(head + [PRELUDE.format(name=n, body=b) for n, b in PROBES.items()])
+
+
+# ---------------------------------------------------------------------------------------
+# What the table says beyond encodings (for scheduling and register allocation).  These
+# are declarations, not measurements: the latency classes name rows of a per-arch table
+# that the scheduler owns; widths say how many 32-bit registers an operand covers.
+# ---------------------------------------------------------------------------------------
+LATENCY = {
+    "MOV": "alu", "IMAD": "imad", "IADD3": "alu", "ISETP": "alu", "LOP3": "alu",
+    "SHF": "alu", "SEL": "alu", "IMNMX": "alu", "LEA": "alu", "PRMT": "alu", "SGXT": "alu",
+    "FADD": "fma", "FMUL": "fma", "FFMA": "fma", "S2R": "s2r", "CS2R": "alu",
+    "ULDC": "uniform", "LDG": "mem_global", "STG": "mem_global", "EXIT": "branch",
+    "BRA": "branch", "NOP": "nop", "LDL": "mem_local", "STL": "mem_local",
+}
+# (op, modifier token or None, operand index, width in 32-bit registers)
+WIDTHS = [
+    ("IMAD", "WIDE", 0, 2), ("IMAD", "WIDE", 3, 2),
+    ("ULDC", "64", 0, 2),
+    ("LDG", "64", 0, 2), ("LDG", "128", 0, 4),
+    ("STG", "64", 1, 2), ("STG", "128", 1, 4),
+    ("LDL", "64", 0, 2), ("LDL", "128", 0, 4),
+    ("STL", "64", 1, 2), ("STL", "128", 1, 4),
+    ("CS2R", "32", 0, 1), ("CS2R", None, 0, 2),   # CS2R reads a 64-bit special register unless .32
+]
+# Which leading operands are written: by default the first register and the predicates
+# right after it (ISETP P0, PT; IADD3 R0, P0).  These say otherwise, by op and the kinds
+# the operands start with.
+NO_DSTS = {"STG", "STL", "EXIT", "BRA", "NOP"}
+DSTS = {("LOP3", ("P", "R")): 2}        # LOP3.LUT P0, R3, ...: the predicate and the register
+
+# Printing aliases: nvdisasm renames IMAD by its operand values.  These are hypotheses
+# (from looking at nvdisasm's output); step 5 keeps a rule on a form only if nvdisasm
+# shows it there, and step 6 checks random encodings against them.  Each rule: the token
+# inserted first among the modifiers, and alternatives, each a set of operand conditions
+# ("zero": RZ, "imm=N": that immediate, "pow2": an immediate 2..2^30 that is a power of 2).
+ALIASES = {
+    "IMAD": [
+        ("MOV", [{1: "zero"}, {2: "zero"}, {2: "imm=0"}, {2: "imm=1", 3: "zero"}]),
+        ("IADD", [{2: "imm=1"}]),
+        ("SHL", [{2: "pow2", 3: "zero"}]),
+    ],
+}
+
+
+# ---------------------------------------------------------------------------------------
+# Oracle access, batched.
+# ---------------------------------------------------------------------------------------
+def nvdisasm_batch(words: list[int]) -> list[str | None]:
+    """Disassemble 128-bit words placed at 0x0, 0x10, ...; None for an illegal word.
+
+    nvdisasm refuses the whole file when any word is illegal but names each bad address,
+    so a second run with those words replaced by a word it did not complain about gives
+    the rest (in place, so that branch targets keep their addresses)."""
+    nvdisasm = str(oracle.require("nvdisasm"))
+    illegal: set[int] = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "words.bin"
+        while True:
+            fine = [w for i, w in enumerate(words) if i not in illegal]
+            if not fine:
+                return [None] * len(words)
+            raw.write_bytes(b"".join(
+                (fine[0] if i in illegal else w).to_bytes(16, "little") for i, w in enumerate(words)))
+            proc = subprocess.run([nvdisasm, "-ndf", "-b", NVDISASM_ARCH, str(raw)], capture_output=True, text=True)
+            bad = {int(a, 16) // 16 for a in re.findall(r"at address 0x([0-9a-fA-F]+)", proc.stderr)}
+            if proc.returncode == 0 and not bad:
+                break
+            if not bad - illegal:
+                raise RuntimeError(f"nvdisasm failed:\n{proc.stderr}")
+            illegal |= bad
+    # A few words print nothing and raise no error: they count as illegal too.
+    texts = {}
+    for line in proc.stdout.splitlines():
+        m = re.match(r"^\s*/\*([0-9a-f]+)\*/\s*(.*?)\s*$", line)
+        if m:
+            texts[int(m.group(1), 16) // 16] = m.group(2)
+    return [None if i in illegal else texts.get(i) for i in range(len(words))]
+
+
+def cuobjdump_words(cubin: Path) -> list[tuple[str, int, int, str]]:
+    """(function, address, 128-bit word, text) for every instruction cuobjdump prints."""
+    lines = oracle.cuobjdump_sass(cubin).splitlines()
+    out, func = [], None
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*Function : (\S+)", line)
+        if m:
+            func = m.group(1)
+            continue
+        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s*(.*?)\s*/\* 0x([0-9a-f]{16}) \*/", line)
+        if m:
+            hi = re.search(r"/\* 0x([0-9a-f]{16}) \*/", lines[i + 1]).group(1)
+            out.append((func, int(m.group(1), 16), int(m.group(3), 16) | int(hi, 16) << 64, m.group(2)))
+    return out
+
+
+def compile_probes(tmp: Path) -> Path:
+    ptx = tmp / "probes.ptx"
+    ptx.write_text(probe_ptx())
+    return oracle.ptxas(ptx, tmp / "probes.cubin", ARCH)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading nvdisasm's text.
+# ---------------------------------------------------------------------------------------
+REG_RE = re.compile(r"^(UR|UP|R|P)(\d+|Z|T)((?:\.[A-Z0-9_]+)*)$")
+FLOAT_RE = re.compile(r"^[-+]?(\d+(\.\d*)?([eE][-+]?\d+)?|INF|QNAN|SNAN|NAN)$")
+
+
+def f32_bits(text: str) -> int | None:
+    if "NAN" in text:
+        return None
+    try:
+        return struct.unpack("<I", struct.pack("<f", float(text.replace("INF", "inf"))))[0]
+    except OverflowError:  # an f64 immediate (DADD): not an f32
+        return None
+
+
+def reg_number(file: str, num: str) -> int:
+    return ZERO[file] if num in ("Z", "T") else int(num)
+
+
+def parse_operand(text: str) -> dict:
+    """An operand as a dict of named parts; 'kind' says which parts it has."""
+    d: dict = {"neg": False, "abs": False, "inv": False}
+    if text.endswith(".reuse"):
+        text, d["reuse"] = text[:-6], True
+    if text.startswith("-") and not FLOAT_RE.match(text) and not text.startswith("-0x"):
+        d["neg"], text = True, text[1:]
+    if text[:1] in "!~":
+        d["inv"], text = True, text[1:]
+    if len(text) > 2 and text[0] == "|" and text[-1] == "|":
+        d["abs"], text = True, text[1:-1]
+    m = REG_RE.match(text)
+    if m:
+        d.update(kind=m.group(1), num=reg_number(m.group(1), m.group(2)), sfx=m.group(3))
+        return d
+    m = re.match(r"^c\[(0x[0-9a-f]+)\]\[(-?0x[0-9a-f]+)\]$", text)
+    if m:
+        d.update(kind="C", bank=int(m.group(1), 16), offset=int(m.group(2), 16))
+        return d
+    if text.startswith("[") and text.endswith("]"):
+        d.update(kind="M", base=None, base64=False, ubase=None, offset=0)
+        for term in text[1:-1].split("+"):
+            m = REG_RE.match(term)
+            if m and m.group(1) == "R":
+                d.update(base=reg_number("R", m.group(2)), base64=m.group(3) == ".64")
+            elif m and m.group(1) == "UR":
+                d["ubase"] = reg_number("UR", m.group(2))
+            elif re.match(r"^-?0x[0-9a-f]+$", term):
+                d["offset"] = int(term, 16)
+            else:
+                d.update(kind="X", text=text)
+        return d
+    if text.startswith("SR_"):
+        d.update(kind="S", name=text)
+        return d
+    if re.match(r"^-?0x[0-9a-f]+$", text):
+        d.update(kind="I", value=int(text, 16))
+        return d
+    if FLOAT_RE.match(text):
+        d.update(kind="F", fbits=f32_bits(text), text=text)
+        return d
+    d.update(kind="X", text=text)
+    return d
+
+
+def split_operands(text: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+@dataclass
+class Parsed:
+    guard: dict             # {'num': 7, 'inv': False} for no guard
+    guard_file: str | None  # 'P' or 'UP' when a guard is printed
+    op: str
+    mods: tuple
+    operands: list
+    alias: str | None = None  # a printing alias taken off the modifiers (IMAD.MOV)
+
+    def shape(self) -> tuple:
+        return (self.op, tuple(o["kind"] for o in self.operands))
+
+
+def parse_instr(text: str) -> Parsed:
+    body = text.rstrip(";").strip()
+    guard, guard_file = {"num": 7, "inv": False}, None
+    m = re.match(r"^@(!?)(U?P)(\d|T)\s+(.*)$", body)
+    if m:
+        guard, guard_file = {"num": reg_number(m.group(2), m.group(3)), "inv": m.group(1) == "!"}, m.group(2)
+        body = m.group(4)
+    mnemonic, _, rest = body.partition(" ")
+    op, *mods = mnemonic.split(".")
+    alias = None
+    names = {token for token, _ in ALIASES.get(op, [])}
+    if mods and mods[0] in names:  # canonical form: learn without the printing alias
+        alias = mods.pop(0)
+    return Parsed(guard, guard_file, op, tuple(mods), [parse_operand(t) for t in split_operands(rest)], alias)
+
+
+# ---------------------------------------------------------------------------------------
+# Bit classification.
+# ---------------------------------------------------------------------------------------
+NUMERIC = {"num", "bank", "offset", "value", "fbits", "base", "ubase", "target"}
+FLAGS = {"neg", "abs", "inv", "base64"}
+IGNORED = {"reuse", "text"}
+
+
+def bit(word: int, pos: int) -> int:
+    return (word >> pos) & 1
+
+
+def classify(base: Parsed, new: Parsed | None, targets: set, new_addr: int, base_addr: int):
+    """What one flipped bit changed: ('fixed',) ('none',) ('mods',) ('guard', part)
+    ('op', index, part) or ('multi', ...)."""
+    if new is None or new.shape() != base.shape():
+        return ("fixed",)
+    changes = []
+    if new.guard != base.guard:
+        changes += [("guard", k) for k in base.guard if base.guard[k] != new.guard[k]]
+    if new.mods != base.mods:
+        changes.append(("mods",))
+    for j, (a, b) in enumerate(zip(base.operands, new.operands)):
+        if j in targets:
+            a = dict(a, target=a["value"] - base_addr)
+            b = dict(b, target=b["value"] - new_addr)
+            a.pop("value"), b.pop("value")
+        for key in sorted(set(a) | set(b)):
+            if key in IGNORED or key == "kind":
+                continue
+            if a.get(key, False) != b.get(key, False):
+                if a.get(key) is None or b.get(key) is None:  # a part appeared or vanished
+                    return ("fixed",)
+                changes.append(("op", j, key))
+    if not changes:
+        return ("none",)
+    if len(changes) == 1:
+        return changes[0]
+    return ("multi",) + tuple(changes)
+
+
+def part_value(p: Parsed, key: tuple, targets: set, addr: int):
+    if key[0] == "guard":
+        return p.guard[key[1]]
+    operand = p.operands[key[1]]
+    if key[1] in targets and key[2] == "target":
+        return operand["value"] - addr
+    return operand.get(key[2], False)
+
+
+def numeric_field(positions: list[int], base_word: int, base_value: int, flipped: dict[int, int]):
+    """Given the printed value before and after flipping each bit, find each bit's weight.
+
+    Returns (pieces, signed, bias) with pieces [(lo, width, shift)], or None if the bits
+    do not behave like one binary number."""
+    weights, sign_pos = {}, None
+    for pos in positions:
+        d = flipped[pos] - base_value
+        if d == 0 or abs(d) & (abs(d) - 1):
+            return None
+        k = abs(d).bit_length() - 1
+        normal = d > 0 if bit(base_word, pos) == 0 else d < 0
+        if not normal:
+            if sign_pos is not None:
+                return None
+            sign_pos = pos
+        weights[pos] = k
+    if sign_pos is not None and weights[sign_pos] != max(weights.values()):
+        return None
+    pieces: list[list[int]] = []
+    for pos in sorted(positions):
+        if pieces and pieces[-1][0] + pieces[-1][1] == pos and pieces[-1][2] + pieces[-1][1] == weights[pos]:
+            pieces[-1][1] += 1
+        else:
+            pieces.append([pos, 1, weights[pos]])
+    raw = field_get(base_word, pieces, sign_pos is not None)
+    return pieces, sign_pos is not None, base_value - raw
+
+
+def field_get(word: int, pieces, signed: bool) -> int:
+    return Field(tuple(map(tuple, pieces)), signed).get(word)
+
+
+def field_put(word: int, pieces, value: int) -> int:
+    return Field(tuple(map(tuple, pieces))).put(word, value)
+
+
+def runs(positions: list[int]) -> list[list[int]]:
+    """Consecutive bit positions grouped, long runs split to MAX_RUN."""
+    out: list[list[int]] = []
+    for pos in sorted(positions):
+        if out and out[-1][-1] == pos - 1 and len(out[-1]) < MAX_RUN:
+            out[-1].append(pos)
+        else:
+            out.append([pos])
+    return out
+
+
+def set_bits(word: int, positions: list[int], value: int) -> int:
+    for i, pos in enumerate(positions):
+        word = (word & ~(1 << pos)) | (((value >> i) & 1) << pos)
+    return word
+
+
+# ---------------------------------------------------------------------------------------
+# A form being learned.
+# ---------------------------------------------------------------------------------------
+@dataclass
+class Draft:
+    word: int                     # the representative as ptxas wrote it
+    addr: int
+    parsed: Parsed
+    targets: set = field(default_factory=set)
+    kinds: dict = field(default_factory=dict)      # bit -> classification
+    fixed: set = field(default_factory=set)
+    numeric: dict = field(default_factory=dict)    # part key -> (pieces, signed, bias)
+    names: dict = field(default_factory=dict)      # part key -> (bits, {value: text})
+    mod_runs: list = field(default_factory=list)   # [(bits, {value: mods tuple})]
+    reuse: dict = field(default_factory=dict)      # operand index -> reuse bit
+    guard_file: str | None = None
+    derived: bool = False                          # an opcode bit away from a ptxas word
+    parent_operand_bits: set = field(default_factory=set)
+    omit_pt: set = field(default_factory=set)      # predicate operands nvdisasm hides when PT
+    aliases: list = field(default_factory=list)
+    mod_fields: list = field(default_factory=list)
+    rank: dict = field(default_factory=dict)
+    semicolon: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+
+def restore_hidden_pt(base: Parsed, new: Parsed | None) -> Parsed | None:
+    """nvdisasm leaves out some predicate operands when they are PT (IADD3's carry-out):
+    a flip that makes one vanish changed that operand's number to 7."""
+    if new is None or len(new.operands) != len(base.operands) - 1:
+        return new
+    for j, o in enumerate(base.operands):
+        if o["kind"] in ("P", "UP"):
+            rest = base.operands[:j] + base.operands[j + 1:]
+            if [x["kind"] for x in rest] == [x["kind"] for x in new.operands]:
+                pt = dict(o, num=7, neg=False, abs=False, inv=False)
+                restored = new.operands[:j] + [pt] + new.operands[j:]
+                if sum(a != b for a, b in zip(base.operands, restored)) == 1:
+                    return Parsed(new.guard, new.guard_file, new.op, new.mods, restored, new.alias)
+    return new
+
+
+def readable(p: Parsed) -> bool:
+    """Whether every operand is of a kind the table can describe."""
+    return all(o["kind"] in ("R", "UR", "P", "UP", "C", "I", "M", "S") or (o["kind"] == "F" and o["fbits"] is not None)
+               and not o.get("sfx") for o in p.operands)
+
+
+def shape_key(p: Parsed) -> tuple:
+    return (p.op, p.mods, tuple(o["kind"] for o in p.operands))
+
+
+def learn_bits(drafts: list[Draft], log) -> list[tuple[int, str]]:
+    """Step 3: flip every bit of every representative (one nvdisasm run).  Returns the
+    flips of opcode bits that gave the same operation in another shape (IMAD with an
+    immediate third source from IMAD with a constant): more representatives."""
+    neighbours = {}
+    words = []
+    for d in drafts:
+        words += [d.word] + [d.word ^ (1 << b) for b in PROBE_BITS]
+    texts = nvdisasm_batch(words)
+    stride = 1 + len(PROBE_BITS)
+    for i, d in enumerate(drafts):
+        base_addr = i * stride * 16
+        base = parse_instr(texts[i * stride])
+        if base.shape() != d.parsed.shape():
+            raise RuntimeError(f"representative changed meaning in the batch: {texts[i * stride]}")
+        d.parsed, d.addr = base, base_addr
+        for j, operand in enumerate(base.operands):   # PC-relative: moves with the address
+            if operand["kind"] == "I" and j in d.targets:
+                operand["kind"] = "T"
+        flips = {}
+        for k, b in enumerate(PROBE_BITS):
+            t = texts[i * stride + 1 + k]
+            new = parse_instr(t) if t is not None else None
+            if new is not None:
+                for j in d.targets:
+                    if j < len(new.operands) and new.operands[j]["kind"] == "I":
+                        new.operands[j]["kind"] = "T"
+                if b < 12 and new.op == base.op and shape_key(new) != shape_key(base):
+                    neighbours.setdefault(shape_key(new), (d.word ^ (1 << b), t, d))
+                new = restore_hidden_pt(base, new)
+            addr = base_addr + (1 + k) * 16
+            c = classify(base, new, d.targets, addr, base_addr)
+            if c[0] == "guard":
+                d.guard_file = new.guard_file
+            d.kinds[b] = c
+            flips[b] = (new, addr)
+        build_fields(d, flips, log)
+    return [(w, t, operand_bits(parent)) for w, t, parent in neighbours.values()]
+
+
+def operand_bits(d: Draft) -> set:
+    """Bits holding operand values in a draft."""
+    out = set()
+    for key, (pieces, _, _) in d.numeric.items():
+        if key[0] == "op":
+            for lo, width, _ in pieces:
+                out.update(range(lo, lo + width))
+    return out
+
+
+def build_fields(d: Draft, flips: dict, log) -> None:
+    for b in range(12):  # the opcode proper, whatever its flips printed
+        d.kinds[b] = ("fixed",)
+    by_part: dict = {}
+    for b, c in d.kinds.items():
+        if c[0] in ("fixed", "multi"):
+            d.fixed.add(b)
+        elif c[0] in ("guard", "op"):
+            by_part.setdefault(c, []).append(b)
+    for key, bits in by_part.items():
+        part = key[-1]
+        if part in FLAGS:
+            if len(bits) != 1:
+                d.fixed.update(bits)
+                d.notes.append(f"{key}: {len(bits)} bits toggle one flag; kept fixed")
+                continue
+            d.numeric[key] = ([[bits[0], 1, 0]], False, 0)
+        elif part in NUMERIC or key[0] == "guard":
+            base_value = part_value(d.parsed, key, d.targets, d.addr)
+            flipped = {}
+            for b in bits:
+                new, addr = flips[b]
+                flipped[b] = part_value(new, key, d.targets, addr)
+            if part == "fbits":
+                if base_value is None:
+                    d.fixed.update(bits)
+                    continue
+                result = float_field(bits, d.word, base_value, flipped)
+            else:
+                result = numeric_field(bits, d.word, base_value, flipped)
+            if result is None:
+                d.fixed.update(bits)
+                d.notes.append(f"{key}: bits {bits} do not form a number; kept fixed")
+                log(f"  {d.parsed.op}: {key} bits {bits} do not form a number")
+                continue
+            d.numeric[key] = result
+        else:  # a named part (special register name, register suffix): enumerate later
+            d.names[key] = (sorted(bits), {})
+    mod_bits = [b for b, c in d.kinds.items() if c == ("mods",)]
+    d.mod_runs = [(r, {}) for r in runs(mod_bits)]
+
+
+def float_field(bits, word, base_bits, flipped):
+    """An f32 immediate: each bit's weight is the IEEE bit it flips (a NaN prints
+    without its payload, so those bits are placed by position)."""
+    lo = min(bits)
+    if sorted(bits) != list(range(lo, lo + len(bits))):
+        return None
+    shifts = {b - (flipped[b] ^ base_bits).bit_length() + 1 for b in bits
+              if flipped[b] is not None and (flipped[b] ^ base_bits) and not (flipped[b] ^ base_bits) & ((flipped[b] ^ base_bits) - 1)}
+    if len(shifts) != 1:
+        return None
+    return [[lo, len(bits), lo - shifts.pop()]], False, 0
+
+
+def enumerate_values(drafts: list[Draft], log) -> None:
+    """Step 4: every value of every modifier run and named operand part."""
+    jobs, words = [], []
+    for d in drafts:
+        for bits, table in d.mod_runs:
+            jobs.append((d, "mods", bits, table))
+        for key, (bits, table) in d.names.items():
+            jobs.append((d, key, bits, table))
+    spans = []
+    for d, key, bits, table in jobs:
+        start = len(words)
+        words += [set_bits(d.word, bits, v) for v in range(1 << len(bits))]
+        spans.append(start)
+    texts = nvdisasm_batch(words) if words else []
+    for (d, key, bits, table), start in zip(jobs, spans):
+        for v in range(1 << len(bits)):
+            t = texts[start + v]
+            if t is None:
+                continue
+            p = parse_instr(t)
+            if p.shape() != d.parsed.shape() or p.guard != d.parsed.guard:
+                continue
+            if not same_operands(d.parsed, p, except_part=None if key == "mods" else key, skip=d.targets):
+                continue
+            if key == "mods":
+                table[v] = p.mods
+            elif p.mods == d.parsed.mods:
+                table[v] = p.operands[key[1]].get(key[2])
+
+
+def same_operands(a: Parsed, b: Parsed, except_part: tuple | None, skip: set) -> bool:
+    """Whether two instructions print the same operands, but for one part of one."""
+    def parts(p, j):
+        return {k: x for k, x in p.operands[j].items()
+                if k not in IGNORED and not (except_part and (j, k) == except_part[1:])}
+    return all(parts(a, j) == parts(b, j) for j in range(len(a.operands)) if j not in skip)
+
+
+REUSE_CTRLS = [(2, 1, 7, 7, 0), (2, 1, 0, 7, 0), (2, 1, 7, 0, 0), (6, 1, 0, 1, 0)]
+
+
+def learn_reuse_and_aliases(drafts: list[Draft], log) -> None:
+    """Step 5: which reuse bit marks which operand; which alias rules hold on which form.
+
+    nvdisasm shows `.reuse` only under some control words (see learn_control_printing),
+    so each reuse bit is tried under a few control words that show it."""
+    from ptxc.sass.ir import Control
+    ctrl_mask = sum(1 << b for b in CTRL_BITS)
+    words, jobs = [], []
+    for d in drafts:
+        w = d.word
+        regs = [j for j, o in enumerate(d.parsed.operands) if o["kind"] == "R" and ("op", j, "num") in d.numeric]
+        for n, j in enumerate(regs):
+            w = field_put(w, d.numeric[("op", j, "num")][0], 10 + n)
+        for ctrl in REUSE_CTRLS:
+            for k in range(len(REUSE_BITS)):
+                jobs.append((d, "reuse", k))
+                words.append(w & ~ctrl_mask | Control(*ctrl, reuse=1 << k).pack() << 105)
+        for token, alternatives in ALIASES.get(d.parsed.op, []):
+            for alt in alternatives:
+                wa = alias_word(d, alt)
+                if wa is not None:
+                    jobs.append((d, "alias", (token, alt)))
+                    words.append(wa)
+        if d.parsed.op in ALIASES:
+            jobs.append((d, "no alias", None))
+            words.append(alias_word(d, {}))
+        for j, o in enumerate(d.parsed.operands):
+            if o["kind"] in ("P", "UP") and ("op", j, "num") in d.numeric:
+                w = field_put(d.word, d.numeric[("op", j, "num")][0], 7)
+                if ("op", j, "inv") in d.numeric:
+                    w = field_put(w, d.numeric[("op", j, "inv")][0], 0)
+                jobs.append((d, "omit", j))
+                words.append(w)
+    texts = nvdisasm_batch(words)
+    for (d, what, arg), t in zip(jobs, texts):
+        if t is None:
+            continue
+        p = parse_instr(t)
+        if what == "reuse":
+            marked = [j for j, o in enumerate(p.operands) if o.get("reuse")]
+            if len(marked) == 1:
+                d.reuse[marked[0]] = arg
+        elif what == "omit":
+            if len(p.operands) == len(d.parsed.operands) - 1:
+                d.omit_pt.add(arg)
+        elif what == "no alias":
+            if p.alias is not None:
+                raise RuntimeError(f"ALIASES miss a rule: nvdisasm printed {t}")
+        elif p.alias == arg[0]:
+            token, alt = arg
+            rule = next((r for r in d.aliases if r[0] == token), None)
+            if rule is None:
+                d.aliases.append((token, [alt]))
+            else:
+                rule[1].append(alt)
+    order = {t: i for op_rules in ALIASES.values() for i, (t, _) in enumerate(op_rules)}
+    for d in drafts:
+        d.aliases.sort(key=lambda r: order[r[0]])
+
+
+def alias_word(d: Draft, alt: dict) -> int | None:
+    w = d.word
+    for j, cond in alt.items():
+        if j >= len(d.parsed.operands):
+            return None
+        kind = d.parsed.operands[j]["kind"]
+        if cond == "zero" and ("op", j, "num") in d.numeric and kind == "R":
+            w = field_put(w, d.numeric[("op", j, "num")][0], ZERO["R"])
+        elif cond.startswith("imm=") and kind == "I" and ("op", j, "value") in d.numeric:
+            w = field_put(w, d.numeric[("op", j, "value")][0], int(cond[4:]))
+        elif cond == "pow2" and kind == "I" and ("op", j, "value") in d.numeric:
+            w = field_put(w, d.numeric[("op", j, "value")][0], 8)
+        else:
+            return None
+    for j, o in enumerate(d.parsed.operands):  # the others must not satisfy anything
+        if j not in alt and o["kind"] == "R" and ("op", j, "num") in d.numeric and j > 0:
+            w = field_put(w, d.numeric[("op", j, "num")][0], 20 + j)
+        elif j not in alt and o["kind"] == "I" and ("op", j, "value") in d.numeric:
+            w = field_put(w, d.numeric[("op", j, "value")][0], 0x3039)
+    return w
+
+
+# ---------------------------------------------------------------------------------------
+# Modifier slots: the mnemonic's modifiers as a sequence of fixed tokens and fields.
+# ---------------------------------------------------------------------------------------
+def make_field(bits: list[int], table: dict, default: int) -> dict:
+    """A modifier field: its tokens for each value are what its value changes in the
+    mnemonic, i.e. the part between what all its values print alike before and after."""
+    seqs = list(table.values())
+    shortest = min(len(s) for s in seqs)
+    pre = 0
+    while pre < shortest and all(s[pre] == seqs[0][pre] for s in seqs):
+        pre += 1
+    suf = 0
+    while suf < shortest - pre and all(s[len(s) - 1 - suf] == seqs[0][len(seqs[0]) - 1 - suf] for s in seqs):
+        suf += 1
+    values = {v: tuple(s[pre: len(s) - suf]) for v, s in table.items()}
+    return {"bits": bits, "pos": pre, "span": len(values[default]), "values": values, "default": default}
+
+
+def layout(base: tuple, fields: list[dict], rank: dict) -> list:
+    """The mnemonic's modifiers as slots: fixed tokens (str) and fields, in print order.
+    Fields that add nothing by default at the same place are ordered by `rank`."""
+    owner = {}
+    for f in fields:
+        for i in range(f["pos"], f["pos"] + f["span"]):
+            if i in owner:
+                return None
+            owner[i] = f
+    slots: list = []
+    for i in range(len(base) + 1):
+        here = [f for f in fields if f["pos"] == i and f["span"] == 0]
+        slots += sorted(here, key=lambda f: (rank.get(id(f), 0), f["bits"][0]))
+        if i == len(base):
+            break
+        if i not in owner:
+            slots.append(base[i])
+        elif owner[i]["pos"] == i:
+            slots.append(owner[i])
+    return slots
+
+
+def render(slots: list, values: dict) -> tuple | None:
+    """Modifier tokens for field values {id(field): value} (default where absent)."""
+    out: list = []
+    for s in slots:
+        if isinstance(s, str):
+            out.append(s)
+            continue
+        tokens = s["values"].get(values.get(id(s), s["default"]))
+        if tokens is None:
+            return None
+        out += tokens
+    return tuple(out)
+
+
+def sub_value(v: int, idx) -> int:
+    return sum(((v >> i) & 1) << k for k, i in enumerate(idx))
+
+
+def split_field(bits: list[int], table: dict, default: int, base: tuple) -> list[dict]:
+    """Split a run of modifier bits into independent fields wherever its value table is
+    exactly the tokens of a subset of its bits next to the tokens of the rest: LDG's .E
+    bit and size bits; FMUL's FTZ/FMZ bits 76 and 80, rounding 78-79 and SAT 77."""
+    n = len(bits)
+    for size in range(1, n // 2 + 1):
+        for sub in itertools.combinations(range(n), size):
+            rest = [i for i in range(n) if i not in sub]
+            fixed_rest = {v for v in table if sub_value(v, rest) == sub_value(default, rest)}
+            fixed_sub = {v for v in table if sub_value(v, sub) == sub_value(default, sub)}
+            a = {sub_value(v, sub): table[v] for v in fixed_rest}
+            b = {sub_value(v, rest): table[v] for v in fixed_sub}
+            if len(a) < 2 or len(b) < 2:
+                continue
+            if any(sub_value(v, sub) not in a or sub_value(v, rest) not in b for v in table):
+                continue
+            da, db = sub_value(default, sub), sub_value(default, rest)
+            fa = make_field([bits[i] for i in sub], a, da)
+            fb = make_field([bits[i] for i in rest], b, db)
+            for rank in ({id(fa): 0, id(fb): 1}, {id(fa): 1, id(fb): 0}):
+                slots = layout(base, [fa, fb], rank)
+                if slots is None:
+                    break
+                if all(table[v] == render(slots, {id(fa): sub_value(v, sub), id(fb): sub_value(v, rest)})
+                       for v in table):
+                    return (split_field(fa["bits"], a, da, base) + split_field(fb["bits"], b, db, base))
+    return [make_field(bits, table, default)]
+
+
+def build_mod_fields(d: Draft) -> None:
+    d.mod_fields = []
+    for bits, table in d.mod_runs:
+        default = sum(bit(d.word, b) << i for i, b in enumerate(bits))
+        if default not in table or len(table) < 2:
+            d.fixed.update(bits)
+            continue
+        d.mod_fields += split_field(bits, table, default, d.parsed.mods)
+    d.rank = {}
+
+
+def order_mod_fields(drafts: list[Draft], log) -> None:
+    """Fields that print nothing by default at the same place: set two of them at once
+    and see which tokens nvdisasm prints first."""
+    jobs, words = [], []
+    for d in drafts:
+        build_mod_fields(d)
+        ties = {}
+        for f in d.mod_fields:
+            if f["span"] == 0:
+                ties.setdefault(f["pos"], []).append(f)
+        for group in ties.values():
+            for i, f in enumerate(group):
+                for g in group[i + 1:]:
+                    fv = [v for v, t in f["values"].items() if t][:3]
+                    gv = [v for v, t in g["values"].items() if t][:3]
+                    for x in fv:
+                        for y in gv:
+                            w = set_bits(set_bits(d.word, f["bits"], x), g["bits"], y)
+                            jobs.append((d, f, g, x, y))
+                            words.append(w)
+    texts = nvdisasm_batch(words) if words else []
+    decided = {}
+    for (d, f, g, x, y), t in zip(jobs, texts):
+        if t is None or (id(f), id(g)) in decided:
+            continue
+        mods = parse_instr(t).mods
+        for first, second in ((f, g), (g, f)):
+            slots = layout(d.parsed.mods, [first, second], {id(first): 0, id(second): 1})
+            if render(slots, {id(f): x, id(g): y}) == mods:
+                decided[(id(f), id(g))] = first is f
+    for d in drafts:
+        def before(f, g, d=d):
+            if (id(f), id(g)) in decided:
+                return -1 if decided[(id(f), id(g))] else 1
+            if (id(g), id(f)) in decided:
+                return 1 if decided[(id(g), id(f))] else -1
+            d.notes.append(f"modifier order of bits {f['bits']} and {g['bits']} not observed")
+            return f["bits"][0] - g["bits"][0]
+        d.rank = {}
+        for pos in {f["pos"] for f in d.mod_fields if f["span"] == 0}:
+            group = [f for f in d.mod_fields if f["span"] == 0 and f["pos"] == pos]
+            for i, f in enumerate(sorted(group, key=functools.cmp_to_key(before))):
+                d.rank[id(f)] = i
+
+
+def mod_slots(d: Draft, log) -> list:
+    slots = layout(d.parsed.mods, d.mod_fields, d.rank)
+    if slots is None:
+        raise RuntimeError(f"{d.parsed.op}: modifier fields overlap")
+    return slots
+
+
+# ---------------------------------------------------------------------------------------
+# From drafts to the JSON table.
+# ---------------------------------------------------------------------------------------
+def bits_to_pieces(bits: list[int]) -> list:
+    """Word bit positions of a field, value bit i at bits[i], as [lo, width, shift] pieces."""
+    pieces: list = []
+    for i, b in enumerate(bits):
+        if pieces and pieces[-1][0] + pieces[-1][1] == b:
+            pieces[-1][1] += 1
+        else:
+            pieces.append([b, 1, i])
+    return pieces
+
+
+def pieces_json(pieces) -> list:
+    return [list(p) for p in pieces]
+
+
+def operand_json(d: Draft, j: int, op: dict, ndst: int) -> dict:
+    kind = op["kind"]
+    out: dict = {"role": "dst" if j < ndst else "src"}
+    fields = {key[2]: v for key, v in d.numeric.items() if key[0] == "op" and key[1] == j}
+    names = {key[2]: v for key, v in d.names.items() if key[0] == "op" and key[1] == j}
+    if kind in ("R", "UR", "P", "UP"):
+        out.update(kind="reg", file=kind)
+        if "num" not in fields:
+            out["fixed"] = op["num"]
+        if op.get("sfx"):
+            out["sfx"] = op["sfx"]
+    elif kind == "C":
+        out["kind"] = "cbank"
+    elif kind == "I":
+        out["kind"] = "imm"
+    elif kind == "F":
+        out["kind"] = "fimm"
+    elif kind == "M":
+        if "base64" in fields:
+            raise RuntimeError(f"{d.parsed.op}: a bit toggles .64 alone; teach ptxc.sass.table about it")
+        out.update(kind="mem", base64=op["base64"])
+        if op["base"] is None:
+            out["no_base"] = True
+        if op["ubase"] is not None and "ubase" not in fields:
+            out["fixed_ubase"] = op["ubase"]
+    elif kind == "S":
+        out["kind"] = "sreg"
+    elif kind == "T":
+        out["kind"] = "target"
+    else:
+        raise RuntimeError(f"unhandled operand {op}")
+    out["fields"] = {}
+    for part, (pieces, signed, bias) in sorted(fields.items()):
+        f = {"bits": pieces_json(pieces)}
+        if signed:
+            f["signed"] = True
+        if bias:
+            f["bias"] = bias
+        out["fields"][part] = f
+    for part, (bits, table) in sorted(names.items()):
+        out["fields"][part] = {"bits": bits_to_pieces(bits),
+                               "names": {str(v): t for v, t in sorted(table.items())}}
+    for flag in ("neg", "abs", "inv"):
+        if op.get(flag) and flag not in fields:
+            out.setdefault("fixed_flags", []).append(flag)
+    if j in d.reuse:
+        out["reuse"] = d.reuse[j]
+    if j in d.omit_pt:
+        out["omit_if_pt"] = True
+    return out
+
+
+def widths_for(op: str, operands: list[dict], slots: list) -> None:
+    tokens = set()
+    for s in slots:
+        if isinstance(s, str):
+            tokens.add(s)
+        else:
+            for v in s["values"].values():
+                tokens.update(v)
+    for wop, token, j, width in WIDTHS:
+        if wop == op and j < len(operands) and (token is None or token in tokens):
+            w = operands[j].setdefault("width", {})
+            w[token or ""] = width
+
+
+def count_dsts(op: str, operands: list[dict]) -> int:
+    kinds = tuple(o["kind"] for o in operands)
+    for (dop, prefix), n in DSTS.items():
+        if dop == op and kinds[:len(prefix)] == prefix:
+            return n
+    if op in NO_DSTS or not operands or operands[0]["kind"] not in ("R", "UR", "P", "UP"):
+        return 0
+    n = 1
+    while n < len(operands) and operands[n]["kind"] in ("P", "UP"):
+        n += 1
+    return n
+
+
+REQUIRED = {"reg": ["num"], "cbank": ["bank", "offset"], "imm": ["value"], "fimm": ["fbits"],
+            "mem": ["base"], "sreg": ["name"], "target": ["target"]}
+
+
+def draft_to_form(d: Draft, log) -> dict:
+    slots = mod_slots(d, log)
+    field_bits = set(range(105, 126))
+    for pieces, _, _ in d.numeric.values():
+        for lo, width, _ in pieces:
+            field_bits.update(range(lo, lo + width))
+    for bits, _ in d.names.values():
+        field_bits.update(bits)
+    for s in slots:
+        if not isinstance(s, str):
+            field_bits.update(s["bits"])
+    mask = sum(1 << b for b in d.fixed if b not in field_bits)
+    template = d.word & ~sum(1 << b for b in field_bits)
+    if d.derived:  # bits nothing prints: keep ptxas's constants, not its operand values
+        template &= ~sum(1 << b for b, c in d.kinds.items() if c == ("none",) and b in d.parent_operand_bits)
+    p = d.parsed
+    ndst = count_dsts(p.op, p.operands)
+    operands = [operand_json(d, j, o, ndst) for j, o in enumerate(p.operands)]
+    for j, o in enumerate(operands):
+        missing = [part for part in REQUIRED[o["kind"]] if part not in o["fields"]]
+        if missing and not (o["kind"] == "reg" and "fixed" in o) and not (o["kind"] == "mem" and o.get("no_base")):
+            raise RuntimeError(f"operand {j} ({o['kind']}) has no {'/'.join(missing)} field")
+    widths_for(p.op, operands, slots)
+    kinds = ",".join(o["kind"] for o in p.operands)
+    guard = {"file": d.guard_file} if d.guard_file else {}
+    for part in ("num", "inv"):
+        if ("guard", part) in d.numeric:
+            guard[part] = {"bits": pieces_json(d.numeric[("guard", part)][0])}
+    return {
+        "op": p.op,
+        "kinds": kinds,
+        "example": None,
+        "mask": f"0x{mask:032x}",
+        "template": f"0x{template:032x}",
+        "guard": guard,
+        "mods": [s if isinstance(s, str) else
+                 {"bits": bits_to_pieces(s["bits"]), "default": s["default"],
+                  "values": {str(v): t for v, t in sorted(s["values"].items())}} for s in slots],
+        "operands": operands,
+        "aliases": [{"token": t, "when": [{str(k): c for k, c in alt.items()} for alt in alts]}
+                    for t, alts in d.aliases],
+        "latency": LATENCY.get(p.op, "unknown"),
+        "space_before_semicolon_if": d.semicolon,
+    }
+
+
+def form_name(form: dict) -> str:
+    fixed = [s for s in form["mods"] if isinstance(s, str)]
+    return ".".join([form["op"]] + fixed) + (" " + form["kinds"] if form["kinds"] else "")
+
+
+# ---------------------------------------------------------------------------------------
+# Driver.
+# ---------------------------------------------------------------------------------------
+def representatives(words) -> list[tuple[int, str]]:
+    """One word per distinct (op, modifiers, operand kinds, guard-ness)."""
+    seen, reps = set(), []
+    for _, _, word, text in words:
+        p = parse_instr(text)
+        key = (p.op, p.mods, tuple(o["kind"] for o in p.operands), tuple(sorted(
+            (j, k) for j, o in enumerate(p.operands) for k in FLAGS if o.get(k))))
+        if key not in seen:
+            seen.add(key)
+            reps.append((word, text))
+    return reps
+
+
+def find_targets(reps, log) -> list[set]:
+    """Operands that move with the instruction's address are PC-relative targets."""
+    words = []
+    for w, _ in reps:
+        words += [w, w]
+    texts = nvdisasm_batch(words)
+    out = []
+    for i in range(len(reps)):
+        a, b = parse_instr(texts[2 * i]), parse_instr(texts[2 * i + 1])
+        out.append({j for j, (x, y) in enumerate(zip(a.operands, b.operands))
+                    if x["kind"] == "I" and y["value"] - x["value"] == 16})
+    return out
+
+
+CONTROL_FIELDS = {"stall": 0, "yield_bit": 0, "wbar": 7, "rbar": 7, "wait": 0, "reuse": 0}
+
+
+def learn_control_printing(drafts: list[Draft], log) -> dict:
+    """Two things nvdisasm prints depend on the control word, not the opcode:
+
+    - the space in `EXIT ;` versus `NOP;`: per form, the smallest set of control fields
+      whose being non-neutral (0, or 7 for scoreboards) explains it;
+    - whether a set reuse bit shows as `.reuse`: one condition `field == value` that
+      explains it for every form.
+    Both are found by sweeping control words over every form."""
+    from ptxc.sass.ir import Control
+    ctrl_mask = sum(1 << b for b in CTRL_BITS)
+    words, combos_of = [], []
+    for d in drafts:
+        reuse = sum(1 << k for k in d.reuse.values())
+        combos = [Control(*v) for v in itertools.product(
+            (0, 1, 11, 13), (0, 1), (7, 0), (7, 1), (0, 1), sorted({0, reuse}))]
+        combos_of.append(combos)
+        words += [d.word & ~ctrl_mask | c.pack() << 105 for c in combos]
+    texts = iter(nvdisasm_batch(words))
+    reuse_seen = []
+    for d, combos in zip(drafts, combos_of):
+        seen = []
+        for c in combos:
+            t = next(texts)
+            if t is not None:
+                seen.append((c, t.endswith(" ;")))
+                if c.reuse:
+                    reuse_seen.append((c, ".reuse" in t, d))
+        d.semicolon = None
+        for size in range(len(CONTROL_FIELDS) + 1):
+            for subset in itertools.combinations(CONTROL_FIELDS, size):
+                if all(space == any(getattr(c, f) != CONTROL_FIELDS[f] for f in subset) for c, space in seen):
+                    d.semicolon = list(subset)
+                    break
+            if d.semicolon is not None:
+                break
+        if d.semicolon is None:
+            raise RuntimeError(f"{d.parsed.op}: no set of control fields explains nvdisasm's ' ;'")
+    for f in CONTROL_FIELDS:
+        for v in sorted({getattr(c, f) for c, _, _ in reuse_seen}):
+            if all(shown == (getattr(c, f) == v) for c, shown, _ in reuse_seen):
+                log(f".reuse shows when {f} == {v} ({len(reuse_seen)} samples)")
+                return {f: v}
+    raise RuntimeError("no control field explains when nvdisasm prints .reuse")
+
+
+def merge(forms: list[dict], log) -> list[dict]:
+    """Representatives that share opcode bits and layout are one form; what one of them
+    learned that another could not (a reuse slot) is kept."""
+    def shape(f):
+        operands = [{k: v for k, v in o.items() if k != "reuse"} for o in f["operands"]]
+        mods = [m if isinstance(m, str) else {k: v for k, v in m.items() if k != "default"} for m in f["mods"]]
+        return json.dumps([f["mask"], int(f["template"], 16) & int(f["mask"], 16), f["kinds"], operands, mods],
+                          sort_keys=True)
+    out: dict = {}
+    for f in forms:
+        key = shape(f)
+        if key not in out:
+            out[key] = f
+            continue
+        kept = out[key]
+        for mine, theirs in zip(kept["operands"], f["operands"]):
+            if "reuse" in theirs:
+                if mine.setdefault("reuse", theirs["reuse"]) != theirs["reuse"]:
+                    raise RuntimeError(f"{kept['name']}: reuse slots disagree")
+        for rule in f["aliases"]:
+            if rule not in kept["aliases"]:
+                kept["aliases"].append(rule)
+    merged = []
+    names: dict = {}
+    for f in out.values():
+        n = form_name(f)
+        names[n] = names.get(n, 0) + 1
+        merged.append({"name": n if names[n] == 1 else f"{n} #{names[n]}", **f})
+    return sorted(merged, key=lambda f: f["name"])
+
+
+def learn(verbose: bool = False) -> dict:
+    log = (lambda s: print(s, file=sys.stderr)) if verbose else (lambda s: None)
+    with tempfile.TemporaryDirectory() as tmp:
+        words = cuobjdump_words(compile_probes(Path(tmp)))
+    reps = representatives(words)  # control bits kept: some values make a word illegal
+    log(f"{len(words)} words, {len(reps)} representatives")
+    unread = [t for _, t in reps if not readable(parse_instr(t))]
+    reps = [(w, t) for w, t in reps if readable(parse_instr(t))]
+    for t in unread:
+        log(f"  not learned (operand syntax this script cannot read yet): {t}")
+    targets = find_targets(reps, log)
+    drafts = [Draft(w, 0, parse_instr(t), tg) for (w, t), tg in zip(reps, targets)]
+    neighbours = learn_bits(drafts, log)
+    known = {shape_key(d.parsed) for d in drafts}
+    more = [(w, t, bits) for w, t, bits in neighbours
+            if shape_key(parse_instr(t)) not in known and readable(parse_instr(t))]
+    log(f"{len(more)} more shapes one opcode bit away")
+    more_drafts = [Draft(w, 0, parse_instr(t), tg, derived=True, parent_operand_bits=bits)
+                   for (w, t, bits), tg in zip(more, find_targets([(w, t) for w, t, _ in more], log))]
+    learn_bits(more_drafts, log)
+    drafts += more_drafts
+    reps += [(w, t + "  (an opcode bit away from a ptxas word)") for w, t, _ in more]
+    enumerate_values(drafts, log)
+    learn_reuse_and_aliases(drafts, log)
+    order_mod_fields(drafts, log)
+    reuse_shown_if = learn_control_printing(drafts, log)
+    forms = []
+    for d, (_, text) in zip(drafts, reps):
+        try:
+            f = draft_to_form(d, log)
+        except RuntimeError as e:
+            log(f"  not learned: {text}: {e}")
+            continue
+        f["example"] = text
+        if d.notes:
+            f["notes"] = d.notes
+        forms.append(f)
+        log(f"  {text:55s} -> {form_name(f)}")
+    forms = merge(forms, log)
+    version = next(line for line in oracle.run("nvdisasm", "--version").stdout.splitlines() if "release" in line)
+    return {
+        "comment": "generated by scripts/learn_sm89_table.py; do not edit",
+        "arch": ARCH,
+        "learned_from": version,
+        "control": {"bits": [105, 126], "layout": "ptxc.sass.ir.Control", "reuse_shown_if": reuse_shown_if},
+        "forms": forms,
+    }
+
+
+def dumps(value, indent: int = 0, width: int = 100) -> str:
+    """JSON with one thing per line, except that anything fitting on a line stays there."""
+    flat = json.dumps(value)
+    if len(flat) + indent <= width or not isinstance(value, (dict, list)) or not value:
+        return flat
+    pad = " " * (indent + 1)
+    if isinstance(value, dict):
+        items = [f"{pad}{json.dumps(k)}: {dumps(v, indent + 1, width)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + dumps(v, indent + 1, width) for v in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
+def write(table: dict, path: Path) -> None:
+    path.write_text(dumps(table) + "\n")
+
+
+def verify(path: Path, samples: int, verbose: bool) -> int:
+    """Step 6: random encodings of every form, printed by ptxc and by nvdisasm.
+
+    Random field values can make words the hardware does not have (nvdisasm rejects
+    them); those are counted, not compared."""
+    from ptxc.sass import encode, printer, table as table_mod
+    tbl = table_mod.load(path)
+    rng = random.Random(89)
+    instrs = []
+    for form in tbl.forms:
+        for _ in range(samples):
+            instrs.append(table_mod.random_instr(form, rng, 16 * len(instrs)))
+    words = [encode.encode(i, 16 * n, tbl) for n, i in enumerate(instrs)]
+    texts = nvdisasm_batch([int.from_bytes(w, "little") for w in words])
+    bad, illegal, shown = 0, 0, set()
+    for n, (i, w, t) in enumerate(zip(instrs, words, texts)):
+        if t is None:
+            illegal += 1
+            continue
+        ours = printer.format_instr(i, 16 * n, tbl)
+        if t != ours:
+            bad += 1
+            form = table_mod.match_form(tbl, i)[0].name
+            if verbose or form not in shown:
+                shown.add(form)
+                print(f"MISMATCH {form} {w.hex()}:\n  nvdisasm: {t}\n  ptxc:     {ours}", file=sys.stderr)
+    print(f"verify: {len(instrs) - bad - illegal}/{len(instrs) - illegal} random encodings print as nvdisasm "
+          f"prints them ({illegal} illegal ones skipped)")
+    return bad
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-o", "--out", type=Path, default=OUT)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--no-verify", action="store_true")
+    ap.add_argument("--samples", type=int, default=40, help="random encodings per form to verify")
+    args = ap.parse_args(argv)
+    table = learn(args.verbose)
+    write(table, args.out)
+    print(f"wrote {args.out}: {len(table['forms'])} forms")
+    if not args.no_verify:
+        return 1 if verify(args.out, args.samples, args.verbose) else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
