@@ -63,9 +63,12 @@ class Imm:
 
 @dataclass(frozen=True)
 class CBank:
-    """A constant-bank operand `c[bank][offset]`."""
+    """A constant-bank operand `c[bank][offset]`, possibly negated or absolute
+    (`-c[0x0][0x160]`, `|c[0x0][0x160]|` in float instructions)."""
     bank: int
     offset: int
+    neg: bool = False
+    abs: bool = False
 
 
 @dataclass(frozen=True)
