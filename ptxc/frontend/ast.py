@@ -1,0 +1,397 @@
+"""The CUDA C abstract syntax tree.
+
+One dataclass per grammar rule of grammars/cuda.lark, named after it (`if_stmt` -> IfStmt).
+Every node has `loc = (line, col)`, 1-based, of its first token (a binary expression: of
+its operator).  Sema fills the fields marked "sema:"; codegen reads them.  The only node
+no grammar rule builds is ImplicitCast, which sema inserts where C converts a value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+Loc = tuple  # (line, col)
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    loc: Loc
+
+
+# ---- declarations ------------------------------------------------------------------------
+
+@dataclass(slots=True, eq=False)
+class DeclSpecifiers(Node):
+    storage: list           # "static", "typedef", "register", "extern"
+    qualifiers: list        # "const", "volatile", "__restrict__"
+    function_specs: list    # "inline", "__forceinline__", ...
+    exec_spaces: list       # "__global__", "__device__", "__host__"
+    memory_spaces: list     # "__shared__", "__constant__", "__managed__"
+    type_specs: list        # str keywords, TypeNameRef, StructSpec, EnumSpec
+    launch_bounds: list = field(default_factory=list)  # expressions
+    extern_c: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class TypeNameRef(Node):
+    """A TYPE_NAME token used as a type specifier (a typedef or a struct tag)."""
+    name: str
+
+
+@dataclass(slots=True, eq=False)
+class PointerDeriv(Node):
+    qualifiers: list
+
+
+@dataclass(slots=True, eq=False)
+class ArrayDeriv(Node):
+    size: Optional["Expr"]
+
+
+@dataclass(slots=True, eq=False)
+class FunctionDeriv(Node):
+    params: list            # ParameterDeclaration
+    variadic: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class Declarator(Node):
+    """A name and the type derivations applied, in order, to the specifiers' base type:
+    `*a[4]` is [PointerDeriv, ArrayDeriv(4)] (array of pointers)."""
+    name: Optional[str]
+    derivations: list
+    construct_args: Optional[list] = None  # C++ `dim3 grid(8, 8)`
+
+
+@dataclass(slots=True, eq=False)
+class ParameterDeclaration(Node):
+    specs: DeclSpecifiers
+    declarator: Declarator
+
+
+@dataclass(slots=True, eq=False)
+class TypeName(Node):
+    specs: DeclSpecifiers
+    declarator: Declarator
+    type: Any = None        # sema: the Type it names
+
+
+@dataclass(slots=True, eq=False)
+class InitList(Node):
+    items: list
+
+
+@dataclass(slots=True, eq=False)
+class InitDeclarator(Node):
+    declarator: Declarator
+    init: Any = None        # Expr or InitList
+    symbol: Any = None      # sema: the declared Symbol
+
+
+@dataclass(slots=True, eq=False)
+class Declaration(Node):
+    specs: DeclSpecifiers
+    declarators: list       # InitDeclarator
+
+
+@dataclass(slots=True, eq=False)
+class StructMember(Node):
+    specs: DeclSpecifiers
+    declarators: list       # Declarator
+
+
+@dataclass(slots=True, eq=False)
+class StructSpec(Node):
+    kind: str               # "struct" or "union"
+    name: Optional[str]
+    members: Optional[list]  # None: a reference to a tag declared elsewhere
+
+
+@dataclass(slots=True, eq=False)
+class Enumerator(Node):
+    name: str
+    value: Optional["Expr"]
+
+
+@dataclass(slots=True, eq=False)
+class EnumSpec(Node):
+    name: Optional[str]
+    enumerators: Optional[list]
+
+
+@dataclass(slots=True, eq=False)
+class FunctionDef(Node):
+    specs: DeclSpecifiers
+    declarator: Declarator
+    body: "CompoundStmt"
+    symbol: Any = None      # sema: FunctionSymbol
+    param_symbols: list = field(default_factory=list)  # sema: one VarSymbol per parameter
+
+
+@dataclass(slots=True, eq=False)
+class TranslationUnit(Node):
+    items: list             # FunctionDef | Declaration
+    filename: str = ""
+    pragmas: list = field(default_factory=list)  # (line, text) of each #pragma
+
+
+# ---- statements --------------------------------------------------------------------------
+
+@dataclass(slots=True, eq=False)
+class CompoundStmt(Node):
+    items: list
+
+
+@dataclass(slots=True, eq=False)
+class ExprStmt(Node):
+    expr: Optional["Expr"]
+
+
+@dataclass(slots=True, eq=False)
+class IfStmt(Node):
+    cond: "Expr"
+    then: Node
+    else_: Optional[Node] = None
+
+
+@dataclass(slots=True, eq=False)
+class ForStmt(Node):
+    init: Optional[Node]    # Declaration or ExprStmt
+    cond: Optional["Expr"]
+    step: Optional["Expr"]
+    body: Node
+
+
+@dataclass(slots=True, eq=False)
+class WhileStmt(Node):
+    cond: "Expr"
+    body: Node
+
+
+@dataclass(slots=True, eq=False)
+class DoStmt(Node):
+    body: Node
+    cond: "Expr"
+
+
+@dataclass(slots=True, eq=False)
+class ReturnStmt(Node):
+    value: Optional["Expr"]
+
+
+@dataclass(slots=True, eq=False)
+class BreakStmt(Node):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class ContinueStmt(Node):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class SwitchStmt(Node):
+    expr: "Expr"
+    body: Node
+
+
+@dataclass(slots=True, eq=False)
+class CaseStmt(Node):
+    value: "Expr"
+    body: Node
+    const_value: Optional[int] = None  # sema: the label's value
+
+
+@dataclass(slots=True, eq=False)
+class DefaultStmt(Node):
+    body: Node
+
+
+@dataclass(slots=True, eq=False)
+class AsmStmt(Node):
+    """`asm volatile("add.s32 %0, %1, 1;" : "=r"(x) : "r"(y));`"""
+    template: str
+    volatile: bool
+    outputs: list           # (constraint, Expr)
+    inputs: list            # (constraint, Expr)
+    clobbers: list          # str
+
+
+# ---- expressions -------------------------------------------------------------------------
+# sema sets `type` on every expression (a ptxc.frontend.sema Type).
+
+@dataclass(slots=True, eq=False)
+class Expr(Node):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class Ident(Expr):
+    name: str
+    type: Any = None
+    symbol: Any = None      # sema: the Symbol it names
+
+
+@dataclass(slots=True, eq=False)
+class IntLit(Expr):
+    value: int
+    text: str
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class FloatLit(Expr):
+    value: float
+    text: str
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class CharLit(Expr):
+    value: int
+    text: str
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class StringLit(Expr):
+    value: str
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class BoolConst(Expr):
+    value: bool
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class Binary(Expr):
+    op: str                 # "+", "<", "&&", ...
+    lhs: Expr
+    rhs: Expr
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class Unary(Expr):
+    op: str                 # "+", "-", "*", "&", "!", "~"
+    operand: Expr
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class PreIncDec(Expr):
+    op: str                 # "++" or "--"
+    operand: Expr
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class PostIncDec(Expr):
+    op: str
+    operand: Expr
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class Assign(Expr):
+    op: str                 # "=", "+=", ...
+    target: Expr
+    value: Expr
+    type: Any = None
+    compute_type: Any = None  # sema: the type `target op value` is computed in (compound)
+
+
+@dataclass(slots=True, eq=False)
+class Conditional(Expr):
+    cond: Expr
+    then: Expr
+    else_: Expr
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class Comma(Expr):
+    lhs: Expr
+    rhs: Expr
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class Call(Expr):
+    func: Expr
+    args: list
+    type: Any = None
+    callee: Any = None      # sema: FunctionSymbol or Builtin
+
+
+@dataclass(slots=True, eq=False)
+class Launch(Expr):
+    """`kernel<<<grid, block[, shared[, stream]]>>>(args)`"""
+    func: Expr
+    config: list
+    args: list
+    type: Any = None
+    callee: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class Index(Expr):
+    base: Expr
+    index: Expr
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class Member(Expr):
+    base: Expr
+    name: str
+    arrow: bool = False
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class Cast(Expr):
+    type_name: TypeName
+    operand: Expr
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class SizeofExpr(Expr):
+    operand: Expr
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class SizeofType(Expr):
+    type_name: TypeName
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class Construct(Expr):
+    """C++ functional notation: `float(i)`, `dim3(16, 16)`."""
+    type_name: TypeName
+    args: list
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class CxxCast(Expr):
+    """`static_cast<T>(e)`, `reinterpret_cast<T>(e)`, `const_cast<T>(e)`."""
+    kind: str
+    type_name: TypeName
+    operand: Expr
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class ImplicitCast(Expr):
+    """Inserted by sema: a conversion C performs without being asked."""
+    operand: Expr
+    type: Any = None
+
+
+EXPRESSION_TYPES = (Expr,)

@@ -1,0 +1,706 @@
+"""Parse preprocessed CUDA C into the AST of ptxc.frontend.ast with Lark's LALR parser.
+
+The parser is built once per process (and its tables cached on disk by Lark), and
+builds AST nodes while it parses (an inline transformer), so no parse tree is made.
+A syntax error becomes a CompileError with file:line:col.
+"""
+from __future__ import annotations
+
+import ast as _pyast
+import re
+from pathlib import Path
+
+from lark import Lark, Transformer
+from lark.parsers.lalr_analysis import Shift
+
+import ptxc
+
+from ..diagnostics import CompileError, Diagnostic, SourceLoc
+from . import ast as A
+
+# Type names that the headers nvcc always includes (cuda_runtime.h, stdint.h, ...) declare.
+BUILTIN_TYPE_NAMES = frozenset({
+    "size_t", "ptrdiff_t", "dim3", "uint3", "cudaError_t", "cudaStream_t", "cudaEvent_t",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+    "intptr_t", "uintptr_t", "float2", "float3", "float4", "double2", "int2", "int3", "int4",
+    "uint2", "uint4", "cudaMemcpyKind", "cudaDeviceProp",
+})
+
+# C's binary operators, loosest first (the flat `binary` rule is nested by this table).
+BINARY_PRECEDENCE = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7,
+                     "<=": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10}
+
+
+def grammar_path() -> Path:
+    """grammars/cuda.lark: inside the installed package first, then the source tree's root."""
+    for folder in (Path(ptxc.__file__).parent / "grammars", Path(ptxc.__file__).parent.parent / "grammars"):
+        if (folder / "cuda.lark").exists():
+            return folder / "cuda.lark"
+    raise FileNotFoundError("grammars/cuda.lark not found beside the ptxc package")
+
+
+class Token:
+    """A lexed token: `type` is the grammar's terminal name (IDENTIFIER, LPAR, ...)."""
+    __slots__ = ("type", "value", "line", "column", "end_column")
+
+    def __init__(self, type_: str, value: str, line: int, column: int):
+        self.type = type_
+        self.value = value
+        self.line = line
+        self.column = column
+        self.end_column = column + len(value)
+
+    def __repr__(self) -> str:
+        return f"Token({self.type}, {self.value!r}, {self.line}:{self.column})"
+
+
+class SyntaxErrorAt(Exception):
+    def __init__(self, message: str, line: int, col: int):
+        super().__init__(message)
+        self.message, self.line, self.col = message, line, col
+
+
+def _loc(item) -> tuple:
+    if isinstance(item, Token):
+        return (item.line, item.column)
+    if isinstance(item, tuple):  # ("kind", token) from the specifier rules
+        return _loc(item[1])
+    return item.loc
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", "'": "'", '"': '"', "a": "\a",
+            "b": "\b", "f": "\f", "v": "\v", "?": "?"}
+
+
+def _unescape(body: str) -> str:
+    if "\\" not in body:
+        return body
+    try:
+        return _pyast.literal_eval('"' + body.replace('"', '\\"') + '"') if '\\"' not in body \
+            else _pyast.literal_eval("'" + body.replace("'", "\\'") + "'")
+    except (ValueError, SyntaxError):
+        return body
+
+
+def int_literal_value(text: str) -> int:
+    digits = text.rstrip("uUlL")
+    if digits[:2] in ("0x", "0X"):
+        return int(digits, 16)
+    if digits[:2] in ("0b", "0B"):
+        return int(digits[2:], 2)
+    if len(digits) > 1 and digits[0] == "0":
+        return int(digits, 8)
+    return int(digits)
+
+
+def _reduce_top(operands: list, operators: list) -> None:
+    op = operators.pop()
+    rhs = operands.pop()
+    lhs = operands.pop()
+    operands.append(A.Binary((op.line, op.column), op.value, lhs, rhs))
+
+
+class BuildAst(Transformer):
+    """One method per grammar rule (or alias); each returns the AST node of that name."""
+
+    # ---- top level --------------------------------------------------------------
+    def translation_unit(self, children):
+        items = [c for c in children if c is not None]
+        return A.TranslationUnit((1, 1), items)
+
+    def empty_decl(self, children):
+        return None
+
+    def function_def(self, children):
+        specs, declarator, body = children
+        return A.FunctionDef(specs.loc, specs, declarator, body)
+
+    # ---- declarations -----------------------------------------------------------
+    def declaration(self, children):
+        specs, declarators = children
+        return A.Declaration(specs.loc, specs, declarators or [])
+
+    def init_declarator_list(self, children):
+        return children
+
+    def init_declarator(self, children):
+        declarator, init = children
+        return A.InitDeclarator(declarator.loc, declarator, init)
+
+    def init_list(self, children):
+        items = children[0] if children and children[0] is not None else []
+        return A.InitList(items[0].loc if items else (0, 0), items)
+
+    def initializer_list(self, children):
+        return [c for c in children if c is not None]
+
+    def decl_specifiers(self, children):
+        specs = A.DeclSpecifiers(_loc(children[0]), [], [], [], [], [], [])
+        for child in children:
+            if isinstance(child, Token):  # TYPE_NAME
+                specs.type_specs.append(A.TypeNameRef((child.line, child.column), child.value))
+                continue
+            if isinstance(child, (A.StructSpec, A.EnumSpec)):
+                specs.type_specs.append(child)
+                continue
+            kind, tok = child[0], child[1]
+            if kind == "type":
+                specs.type_specs.append(tok.value)
+            elif kind == "qual":
+                specs.qualifiers.append(tok.value)
+            elif kind == "storage":
+                specs.storage.append(tok.value)
+            elif kind == "function":
+                specs.function_specs.append(tok.value)
+            elif kind == "exec":
+                specs.exec_spaces.append(tok.value)
+            elif kind == "memory":
+                specs.memory_spaces.append(tok.value)
+            elif kind == "extern":
+                specs.storage.append("extern")
+                specs.extern_c = specs.extern_c or getattr(tok, 'value', '') == '"C"'
+            elif kind == "launch_bounds":
+                specs.launch_bounds = tok
+        return specs
+
+    specifier_qualifier_list = decl_specifiers
+
+    def storage_class(self, children):
+        return ("storage", children[0])
+
+    def function_spec(self, children):
+        return ("function", children[0])
+
+    def exec_space(self, children):
+        return ("exec", children[0])
+
+    def memory_space(self, children):
+        return ("memory", children[0])
+
+    def type_qualifier(self, children):
+        return ("qual", children[0])
+
+    def base_type(self, children):
+        return ("type", children[0])
+
+    def struct_kw(self, children):
+        return ("struct", children[0])
+
+    def extern_spec(self, children):
+        return ("extern", children[0] or "")
+
+    def launch_bounds(self, children):
+        return ("launch_bounds", children[0])
+
+    def struct_spec(self, children):
+        kw = children[0][1]
+        name = children[1] if len(children) > 1 else None
+        members = children[2] if len(children) > 2 else None
+        return A.StructSpec((kw.line, kw.column), kw.value, name.value if name is not None else None, members)
+
+    def struct_body(self, children):
+        return children
+
+    def struct_member(self, children):
+        specs, declarators = children
+        return A.StructMember(specs.loc, specs, declarators)
+
+    def struct_declarator_list(self, children):
+        return children
+
+    def enum_spec(self, children):
+        name = children[0]
+        body = children[1] if len(children) > 1 else None
+        loc = _loc(name) if name is not None else (body[0].loc if body else (0, 0))
+        return A.EnumSpec(loc, name.value if name is not None else None, body)
+
+    def enum_body(self, children):
+        return children
+
+    def enumerator(self, children):
+        name, value = children
+        return A.Enumerator((name.line, name.column), name.value, value)
+
+    # ---- declarators ------------------------------------------------------------
+    def declarator(self, children):
+        pointer, direct = children
+        if pointer:
+            return A.Declarator(direct.loc, direct.name, pointer + direct.derivations, direct.construct_args)
+        return direct
+
+    def name_declarator(self, children):
+        tok = children[0]
+        return A.Declarator((tok.line, tok.column), tok.value, [])
+
+    def array_declarator(self, children):
+        inner, size = children
+        deriv = A.ArrayDeriv(inner.loc, size)
+        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations)
+
+    def function_declarator(self, children):
+        inner, params = children
+        params, variadic = params or ([], False)
+        deriv = A.FunctionDeriv(inner.loc, params, variadic)
+        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations)
+
+    def construct_declarator(self, children):
+        inner, args = children
+        return A.Declarator(inner.loc, inner.name, inner.derivations, args)
+
+    def pointer(self, children):
+        derivs = []
+        for child in children:
+            if isinstance(child, Token):
+                derivs.append(A.PointerDeriv((child.line, child.column), []))
+            else:
+                derivs[-1].qualifiers.append(child[1].value)
+        return derivs
+
+    def parameter_list(self, children):
+        variadic = bool(children) and isinstance(children[-1], Token)
+        return ([c for c in children if not isinstance(c, Token)], variadic)
+
+    def parameter_declaration(self, children):
+        specs, declarator = children
+        if declarator is None:
+            declarator = A.Declarator(specs.loc, None, [])
+        return A.ParameterDeclaration(specs.loc, specs, declarator)
+
+    def type_name(self, children):
+        specs, declarator = children
+        if declarator is None:
+            declarator = A.Declarator(specs.loc, None, [])
+        return A.TypeName(specs.loc, specs, declarator)
+
+    def abstract_declarator(self, children):
+        if len(children) == 1:  # pointer alone
+            return A.Declarator(children[0][0].loc, None, children[0])
+        pointer, direct = children
+        return A.Declarator(direct.loc, None, (pointer or []) + direct.derivations)
+
+    def abstract_array(self, children):
+        inner, size = children
+        inner = inner or A.Declarator(size.loc if size else (0, 0), None, [])
+        return A.Declarator(inner.loc, None, [A.ArrayDeriv(inner.loc, size)] + inner.derivations)
+
+    def abstract_function(self, children):
+        inner, params = children
+        inner = inner or A.Declarator((0, 0), None, [])
+        params, variadic = params or ([], False)
+        return A.Declarator(inner.loc, None, [A.FunctionDeriv(inner.loc, params, variadic)] + inner.derivations)
+
+    # ---- statements -------------------------------------------------------------
+    def compound_stmt(self, children):
+        return A.CompoundStmt(children[0].loc if children else (0, 0), children)
+
+    def expr_stmt(self, children):
+        expr = children[0]
+        return A.ExprStmt(expr.loc if expr is not None else (0, 0), expr)
+
+    def if_stmt(self, children):
+        tok, cond, then, else_ = children
+        return A.IfStmt((tok.line, tok.column), cond, then, else_)
+
+    def for_stmt(self, children):
+        init, cond, step, body = children
+        return A.ForStmt(init.loc, init, cond, step, body)
+
+    def while_stmt(self, children):
+        cond, body = children
+        return A.WhileStmt(cond.loc, cond, body)
+
+    def do_stmt(self, children):
+        body, cond = children
+        return A.DoStmt(body.loc, body, cond)
+
+    def return_stmt(self, children):
+        tok, value, _ = children
+        return A.ReturnStmt((tok.line, tok.column), value)
+
+    def break_stmt(self, children):
+        return A.BreakStmt((children[0].line, children[0].column))
+
+    def continue_stmt(self, children):
+        return A.ContinueStmt((children[0].line, children[0].column))
+
+    def switch_stmt(self, children):
+        expr, body = children
+        return A.SwitchStmt(expr.loc, expr, body)
+
+    def case_stmt(self, children):
+        value, body = children
+        return A.CaseStmt(value.loc, value, body)
+
+    def default_stmt(self, children):
+        return A.DefaultStmt(children[0].loc, children[0])
+
+    def asm_keyword(self, children):
+        return children[0]
+
+    def asm_stmt(self, children):
+        tok = children[0]
+        qualifier = children[1]
+        strings = [c for c in children[2:] if isinstance(c, Token)]
+        sections = next((c for c in children[2:] if isinstance(c, list)), [])
+        template = "".join(_unescape(t.value[1:-1]) for t in strings)
+        outputs = sections[0] if len(sections) > 0 else []
+        inputs = sections[1] if len(sections) > 1 else []
+        clobbers = [c for c, _ in sections[2]] if len(sections) > 2 else []
+        return A.AsmStmt((tok.line, tok.column), template, qualifier is not None, outputs, inputs, clobbers)
+
+    def asm_qualifier(self, children):
+        return children[0]
+
+    def asm_operands(self, children):
+        """One `: a, b` section followed by the later ones: a list of sections."""
+        operands = [c for c in children if isinstance(c, tuple)]
+        rest = next((c for c in children if isinstance(c, list)), [])
+        return [operands] + rest
+
+    def asm_operand(self, children):
+        constraint, expr = children
+        return (_unescape(constraint.value[1:-1]), expr)
+
+    # ---- expressions ------------------------------------------------------------
+    def comma(self, children):
+        lhs, rhs = children
+        return A.Comma(lhs.loc, lhs, rhs)
+
+    def assign(self, children):
+        target, op, value = children
+        return A.Assign((op.line, op.column), op.value, target, value)
+
+    def conditional(self, children):
+        cond, then, else_ = children
+        return A.Conditional(cond.loc, cond, then, else_)
+
+    def binary(self, children):
+        """Nest the flat [operand, op, operand, ...] list by precedence (all left-associative)."""
+        if len(children) == 3:
+            lhs, op, rhs = children
+            return A.Binary((op.line, op.column), op.value, lhs, rhs)
+        operands = [children[0]]
+        operators: list[Token] = []
+        for k in range(1, len(children), 2):
+            op = children[k]
+            prec = BINARY_PRECEDENCE[op.value]
+            while operators and BINARY_PRECEDENCE[operators[-1].value] >= prec:
+                _reduce_top(operands, operators)
+            operators.append(op)
+            operands.append(children[k + 1])
+        while operators:
+            _reduce_top(operands, operators)
+        return operands[0]
+
+    def cast(self, children):
+        type_name, operand = children
+        return A.Cast(type_name.loc, type_name, operand)
+
+    def pre_inc_dec(self, children):
+        op, operand = children
+        return A.PreIncDec((op.line, op.column), op.value, operand)
+
+    def unary(self, children):
+        op, operand = children
+        return A.Unary((op.line, op.column), op.value, operand)
+
+    def sizeof_expr(self, children):
+        tok, operand = children
+        return A.SizeofExpr((tok.line, tok.column), operand)
+
+    def sizeof_type(self, children):
+        tok = children[0]
+        return A.SizeofType((tok.line, tok.column), children[2])
+
+    def index(self, children):
+        base, _, idx, _ = children
+        return A.Index(base.loc, base, idx)
+
+    def call(self, children):
+        func, _, args, _ = children
+        return A.Call(func.loc, func, args or [])
+
+    def launch(self, children):
+        func, _, config, _, _, args, _ = children
+        return A.Launch(func.loc, func, config, args or [])
+
+    def member(self, children):
+        base, op, name = children
+        return A.Member((op.line, op.column), base, name.value, op.value == "->")
+
+    def post_inc_dec(self, children):
+        operand, op = children
+        return A.PostIncDec((op.line, op.column), op.value, operand)
+
+    def construct(self, children):
+        head, _, args, _ = children
+        tok = head[1] if isinstance(head, tuple) else head
+        loc = (tok.line, tok.column)
+        if isinstance(head, tuple):
+            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [tok.value])
+        else:
+            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, tok.value)])
+        type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
+        return A.Construct(loc, type_name, args or [])
+
+    def cxx_cast(self, children):
+        kind = children[0]
+        type_name = next(c for c in children if isinstance(c, A.TypeName))
+        operand = [c for c in children if isinstance(c, A.Node)][-1]
+        return A.CxxCast((kind.line, kind.column), kind.value, type_name, operand)
+
+    def argument_list(self, children):
+        return children
+
+    def ident(self, children):
+        tok = children[0]
+        return A.Ident((tok.line, tok.column), tok.value)
+
+    def int_lit(self, children):
+        tok = children[0]
+        try:
+            value = int_literal_value(tok.value)
+        except ValueError:
+            raise SyntaxErrorAt(f"invalid digit in octal constant '{tok.value}'", tok.line, tok.column) from None
+        return A.IntLit((tok.line, tok.column), value, tok.value)
+
+    def float_lit(self, children):
+        tok = children[0]
+        return A.FloatLit((tok.line, tok.column), float(tok.value.rstrip("fFlL")), tok.value)
+
+    def char_lit(self, children):
+        tok = children[0]
+        text = _unescape(tok.value[1:-1])
+        return A.CharLit((tok.line, tok.column), ord(text[0]) if text else 0, tok.value)
+
+    def string_lit(self, children):
+        tok = children[0]
+        return A.StringLit((tok.line, tok.column), "".join(_unescape(t.value[1:-1]) for t in children))
+
+    def bool_const(self, children):
+        tok = children[0]
+        return A.BoolConst((tok.line, tok.column), tok.value == "true")
+
+
+
+
+# ---- the lexer -------------------------------------------------------------------------
+# Built from the grammar's own terminals, so cuda.lark stays the one definition of the
+# language: string terminals that look like words are keywords, the other strings are
+# punctuators (longest first), and the regex terminals keep their patterns.
+
+_WORD = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+class Lexer:
+    REGEX_TERMINALS = ("IDENTIFIER", "FLOAT_CONST", "INT_CONST", "CHAR_CONST", "STRING")
+
+    def __init__(self, terminals):
+        self.keywords: dict[str, str] = {}
+        punctuators: dict[str, str] = {}
+        patterns: dict[str, str] = {}
+        for term in terminals:
+            pattern = term.pattern
+            if type(pattern).__name__ == "PatternStr":
+                if _WORD.match(pattern.value):
+                    self.keywords[pattern.value] = term.name
+                else:
+                    punctuators[pattern.value] = term.name
+            elif not term.name.startswith("__IGNORE"):
+                if term.name not in self.REGEX_TERMINALS:
+                    raise ValueError(f"cuda.lark: the lexer does not know the terminal {term.name}; "
+                                     "write keywords and punctuators as string literals")
+                patterns[term.name] = pattern.value
+        self.punctuators = punctuators
+        ordered = sorted(punctuators, key=len, reverse=True)
+        # Whitespace is skipped inside the match (one regex step per token, not two).
+        self.master = re.compile(r"\s*(?:" + "|".join([
+            r"(?P<COMMENT>//[^\n]*|/\*(?:.|\n)*?\*/)",
+            f"(?P<FLOAT_CONST>{patterns['FLOAT_CONST']})",
+            f"(?P<INT_CONST>{patterns['INT_CONST']})",
+            f"(?P<IDENTIFIER>{patterns['IDENTIFIER']})",
+            f"(?P<CHAR_CONST>{patterns['CHAR_CONST']})",
+            f"(?P<STRING>{patterns['STRING']})",
+            "(?P<PUNCT>" + "|".join(re.escape(p) for p in ordered) + ")",
+            r"(?P<ERROR>\S)",
+        ]) + ")")
+
+    def tokens(self, text: str, type_names: set):
+        """Yield Tokens; an IDENTIFIER that a typedef or struct tag declared is a TYPE_NAME
+        (the "lexer hack": C's grammar cannot tell `T * x;` apart otherwise)."""
+        keywords = self.keywords
+        punctuators = self.punctuators
+        line, line_start = 1, 0
+        in_typedef = False
+        depth = 0
+        expect_tag = False
+        previous = ""
+        pos = 0
+        for m in self.master.finditer(text):
+            kind = m.lastgroup
+            if kind is None:  # trailing whitespace
+                break
+            start = m.start(kind)
+            newlines = text.count("\n", pos, start)
+            if newlines:
+                line += newlines
+                line_start = text.rindex("\n", pos, start) + 1
+            pos = m.end()
+            value = m.group(kind)
+            if kind == "COMMENT":
+                newlines = value.count("\n")
+                if newlines:
+                    line += newlines
+                    line_start = start + value.rindex("\n") + 1
+                continue
+            column = start - line_start + 1
+            if kind == "IDENTIFIER":
+                kind = keywords.get(value, "IDENTIFIER")
+                if kind == "IDENTIFIER":
+                    if expect_tag:
+                        expect_tag = False
+                        if value in type_names:
+                            kind = "TYPE_NAME"
+                        else:
+                            type_names.add(value)  # C++: `struct S {...}; S s;`
+                    elif value in type_names:
+                        kind = "TYPE_NAME"
+                    elif in_typedef and (depth == 0 or (depth == 1 and previous == "*")):
+                        type_names.add(value)
+                elif kind in ("STRUCT", "UNION", "ENUM"):
+                    expect_tag = True
+                elif kind == "TYPEDEF":
+                    in_typedef, depth = True, 0
+            elif kind == "PUNCT":
+                kind = punctuators[value]
+                if in_typedef:
+                    if value in "([{":
+                        depth += 1
+                    elif value in ")]}":
+                        depth -= 1
+                    elif value == ";" and depth == 0:
+                        in_typedef = False
+            elif kind == "ERROR":
+                what = "missing terminating '\"' character" if value == '"' else \
+                    "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
+                raise SyntaxErrorAt(what, line, column)
+            previous = value
+            yield Token(kind, value, line, column)
+        newlines = text.count("\n", pos)
+        if newlines:
+            line += newlines
+            line_start = text.rindex("\n", pos) + 1
+        yield Token("$END", "", line, len(text) - line_start + 1)
+
+
+# ---- the LALR driver -------------------------------------------------------------------
+# Lark builds the tables (and caches them on disk); this loop runs them.  It is Lark's own
+# algorithm with the per-rule data looked up once, not per reduction: about twice as fast.
+
+class Parser:
+    def __init__(self, lark: Lark):
+        inner = lark.parser.parser.parser
+        table = inner.parse_table
+        callbacks = inner.callbacks
+        self.start_state = table.start_states["start"]
+        self.end_state = table.end_states["start"]
+        rule_info: dict[int, tuple] = {}
+        self.actions: dict[int, dict[str, tuple]] = {}
+        self.gotos: dict[int, dict[str, int]] = {}
+        for state, row in table.states.items():
+            actions, gotos = {}, {}
+            for symbol, (action, arg) in row.items():
+                if action is Shift:
+                    if symbol.isupper() or symbol.startswith("$"):
+                        actions[symbol] = (True, arg)
+                    else:
+                        gotos[symbol] = arg
+                else:
+                    info = rule_info.get(id(arg))
+                    if info is None:
+                        callback = callbacks[arg]
+                        if len(arg.expansion) == 1 and type(callback).__name__ == "ExpandSingleChild":
+                            callback = None
+                        info = (len(arg.expansion), arg.origin.name, callback)
+                        rule_info[id(arg)] = info
+                    actions[symbol] = (False, info)
+            self.actions[state] = actions
+            self.gotos[state] = gotos
+        self.lexer = Lexer(lark.terminals)
+
+    def parse(self, text: str):
+        actions = self.actions
+        gotos = self.gotos
+        end_state = self.end_state
+        state = self.start_state
+        states = [state]
+        values: list = []
+        for tok in self.lexer.tokens(text, set(BUILTIN_TYPE_NAMES)):
+            ttype = tok.type
+            while True:
+                action = actions[state].get(ttype)
+                if action is None:
+                    raise self.error(tok, state, values)
+                shift, arg = action
+                if shift:
+                    states.append(arg)
+                    values.append(tok)
+                    state = arg
+                    break
+                size, origin, callback = arg
+                if callback is None:  # a `?rule` with one child: the child is the value
+                    state = states[-1] = gotos[states[-2]][origin]
+                    continue
+                if size:
+                    children = values[-size:]
+                    del states[-size:]
+                    del values[-size:]
+                else:
+                    children = []
+                state = gotos[states[-1]][origin]
+                states.append(state)
+                values.append(callback(children))
+                if ttype == "$END" and state == end_state:
+                    return values[-1]
+        raise AssertionError("the parser ended without accepting")
+
+    def error(self, tok: Token, state: int, values: list) -> SyntaxErrorAt:
+        expected = {s for s in self.actions[state]}
+        for closer, text in (("SEMICOLON", "';'"), ("RPAR", "')'"), ("RSQB", "']'"), ("COLON", "':'"),
+                             ("RBRACE", "'}'")):
+            if closer in expected and (closer != "RBRACE" or len(expected) <= 3):
+                # Reported at the token found instead, as nvcc does.
+                if tok.type == "$END":
+                    return SyntaxErrorAt(f"expected {text} at end of file", tok.line, tok.column)
+                return SyntaxErrorAt(f"expected {text} before '{tok.value}'", tok.line, tok.column)
+        if tok.type == "$END":
+            return SyntaxErrorAt("unexpected end of file", tok.line, tok.column)
+        if "IDENTIFIER" in expected and "INT_CONST" in expected:
+            return SyntaxErrorAt(f"expected expression before '{tok.value}'", tok.line, tok.column)
+        if "IDENTIFIER" in expected:
+            return SyntaxErrorAt(f"expected identifier before '{tok.value}'", tok.line, tok.column)
+        return SyntaxErrorAt(f"unexpected '{tok.value}'", tok.line, tok.column)
+
+
+_PARSER: Parser | None = None
+
+
+def get_parser() -> Parser:
+    """The parser, built once per process; Lark caches its LALR tables on disk."""
+    global _PARSER
+    if _PARSER is None:
+        lark = Lark(grammar_path().read_text(), parser="lalr", lexer="basic", transformer=BuildAst(),
+                    maybe_placeholders=True, cache=True)
+        _PARSER = Parser(lark)
+    return _PARSER
+
+
+def parse(text: str, filename: str, source: str | None = None) -> A.TranslationUnit:
+    """Parse preprocessed text; `source` (the original text) is kept for error carets."""
+    try:
+        unit = get_parser().parse(text)
+    except SyntaxErrorAt as exc:
+        diag = Diagnostic(exc.message, SourceLoc(filename, exc.line, exc.col))
+        raise CompileError([diag], source if source is not None else text) from None
+    unit.filename = filename
+    return unit

@@ -1,0 +1,1708 @@
+"""Semantic analysis: C/C++ types, scopes, and the conversions C performs silently.
+
+Input: the AST from parser.py.  Output: the same AST, typed: every expression has
+`.type`, every name its `.symbol`, and every implicit conversion (integer promotion,
+usual arithmetic conversions, array-to-pointer decay, argument and assignment
+conversions) is an explicit ImplicitCast node, so codegen never has to re-derive C's
+rules.  Errors are collected, not raised one at a time; `analyze` raises one
+CompileError carrying all of them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+from dataclasses import dataclass, field
+
+from ..diagnostics import CompileError, Diagnostic, SourceLoc
+from . import ast as A
+
+# ---- types -------------------------------------------------------------------------------
+# Frozen dataclasses: two spellings of one type compare equal (`unsigned` == `unsigned int`).
+# Qualifiers live on the type they qualify: `const float *` is PointerType(FloatType(const)).
+
+
+@dataclass(frozen=True)
+class Type:
+    def __str__(self) -> str:
+        return type_name(self)
+
+
+@dataclass(frozen=True)
+class VoidType(Type):
+    name: str = "void"
+    const: bool = False
+    volatile: bool = False
+
+
+@dataclass(frozen=True)
+class IntType(Type):
+    name: str            # "int", "unsigned long", "bool", ...
+    size: int
+    signed: bool
+    rank: int            # conversion rank: bool 0, char 1, short 2, int 3, long 4, long long 5
+    const: bool = False
+    volatile: bool = False
+
+
+@dataclass(frozen=True)
+class FloatType(Type):
+    name: str            # "float", "double"
+    size: int
+    const: bool = False
+    volatile: bool = False
+
+
+@dataclass(frozen=True)
+class PointerType(Type):
+    pointee: Type
+    const: bool = False
+    volatile: bool = False
+    restrict: bool = False
+
+
+@dataclass(frozen=True)
+class ArrayType(Type):
+    elem: Type
+    size: int | None
+    const: bool = False
+    volatile: bool = False
+
+
+@dataclass(frozen=True)
+class FunctionType(Type):
+    ret: Type
+    params: tuple
+    variadic: bool = False
+    const: bool = False
+    volatile: bool = False
+
+
+_DECLARATIONS = itertools.count(1)
+
+
+@dataclass(frozen=True, eq=False)
+class StructType(Type):
+    """A struct or union.  Two StructTypes are the same type when they come from the
+    same declaration (`decl`, kept by qualified copies) and have the same qualifiers."""
+    name: str
+    kind: str = "struct"
+    fields: list = field(default_factory=list)   # [(name, Type, offset)]
+    complete: bool = False
+    size: int = 0
+    align: int = 1
+    const: bool = False
+    volatile: bool = False
+    decl: int = field(default_factory=lambda: next(_DECLARATIONS))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, StructType) and other.decl == self.decl and \
+            other.const == self.const and other.volatile == self.volatile
+
+    def __hash__(self) -> int:
+        return hash((self.decl, self.const, self.volatile))
+
+    def field(self, name: str):
+        for fname, ftype, offset in self.fields:
+            if fname == name:
+                return ftype, offset
+        return None
+
+
+@dataclass(frozen=True, eq=False)
+class EnumType(Type):
+    name: str
+    const: bool = False
+    volatile: bool = False
+    decl: int = field(default_factory=lambda: next(_DECLARATIONS))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, EnumType) and other.decl == self.decl and \
+            other.const == self.const and other.volatile == self.volatile
+
+    def __hash__(self) -> int:
+        return hash((self.decl, self.const, self.volatile))
+
+
+@dataclass(frozen=True)
+class AnyPointerType(Type):
+    """A builtin parameter that takes a pointer of any type (cudaMalloc's T**)."""
+    levels: int = 1
+    const: bool = False
+    volatile: bool = False
+
+
+def _int(name, size, signed, rank):
+    return IntType(name, size, signed, rank)
+
+
+BOOL = _int("bool", 1, False, 0)
+CHAR = _int("char", 1, True, 1)
+SCHAR = _int("signed char", 1, True, 1)
+UCHAR = _int("unsigned char", 1, False, 1)
+SHORT = _int("short", 2, True, 2)
+USHORT = _int("unsigned short", 2, False, 2)
+INT = _int("int", 4, True, 3)
+UINT = _int("unsigned int", 4, False, 3)
+LONG = _int("long", 8, True, 4)
+ULONG = _int("unsigned long", 8, False, 4)
+LLONG = _int("long long", 8, True, 5)
+ULLONG = _int("unsigned long long", 8, False, 5)
+FLOAT = FloatType("float", 4)
+DOUBLE = FloatType("double", 8)
+VOID = VoidType()
+SIZE_T = ULONG
+PTRDIFF_T = LONG
+
+UNSIGNED_OF = {CHAR: UCHAR, SCHAR: UCHAR, SHORT: USHORT, INT: UINT, LONG: ULONG, LLONG: ULLONG}
+
+
+# Type specifier keyword multisets -> type (the C standard's list of valid combinations).
+_SPECIFIER_TYPES = {
+    ("void",): VOID, ("bool",): BOOL, ("_Bool",): BOOL, ("char",): CHAR, ("char", "signed"): SCHAR,
+    ("char", "unsigned"): UCHAR, ("short",): SHORT, ("int", "short"): SHORT, ("short", "signed"): SHORT,
+    ("int", "short", "signed"): SHORT, ("short", "unsigned"): USHORT, ("int", "short", "unsigned"): USHORT,
+    ("int",): INT, ("signed",): INT, ("int", "signed"): INT, ("unsigned",): UINT, ("int", "unsigned"): UINT,
+    ("long",): LONG, ("int", "long"): LONG, ("long", "signed"): LONG, ("int", "long", "signed"): LONG,
+    ("long", "unsigned"): ULONG, ("int", "long", "unsigned"): ULONG, ("long", "long"): LLONG,
+    ("int", "long", "long"): LLONG, ("long", "long", "signed"): LLONG, ("int", "long", "long", "signed"): LLONG,
+    ("long", "long", "unsigned"): ULLONG, ("int", "long", "long", "unsigned"): ULLONG,
+    ("float",): FLOAT, ("double",): DOUBLE, ("double", "long"): DOUBLE,
+}
+
+
+def type_name(t: Type) -> str:
+    """C spelling, as in messages: `const float *`."""
+    quals = ("const " if t.const else "") + ("volatile " if t.volatile else "")
+    if isinstance(t, (IntType, FloatType, VoidType)):
+        return quals + t.name
+    if isinstance(t, PointerType):
+        inner = type_name(t.pointee)
+        if isinstance(t.pointee, (ArrayType, FunctionType)):
+            inner = inner.replace("(", "(*", 1) if "(" in inner else inner + " (*)"
+        suffix = (" const" if t.const else "") + (" __restrict__" if t.restrict else "")
+        return f"{inner} *{suffix}".replace("* *", "**")
+    if isinstance(t, ArrayType):
+        return f"{type_name(t.elem)} [{t.size if t.size is not None else ''}]"
+    if isinstance(t, FunctionType):
+        params = ", ".join(type_name(p) for p in t.params) + (", ..." if t.variadic else "")
+        return f"{type_name(t.ret)} ({params or 'void'})"
+    if isinstance(t, StructType):
+        return quals + t.name
+    if isinstance(t, EnumType):
+        return quals + t.name
+    if isinstance(t, AnyPointerType):
+        return "T " + "*" * t.levels
+    return repr(t)
+
+
+def with_quals(t: Type, const: bool | None = None, volatile: bool | None = None) -> Type:
+    changes = {}
+    if const is not None and t.const != const:
+        changes["const"] = const
+    if volatile is not None and t.volatile != volatile:
+        changes["volatile"] = volatile
+    return dataclasses.replace(t, **changes) if changes else t
+
+
+def unqualified(t: Type) -> Type:
+    if isinstance(t, PointerType):
+        if t.const or t.volatile or t.restrict:
+            return PointerType(t.pointee)
+        return t
+    return with_quals(t, False, False)
+
+
+def qualifier_string(t: Type) -> str:
+    """Itanium's order: restrict, volatile, const."""
+    return ("r" if isinstance(t, PointerType) and t.restrict else "") + ("V" if t.volatile else "") + \
+        ("K" if t.const else "")
+
+
+def type_key(t: Type):
+    return t
+
+
+def parameter_type(t: Type) -> Type:
+    """A parameter's type as the function's type sees it: arrays decay, top-level
+    qualifiers drop."""
+    if isinstance(t, ArrayType):
+        t = PointerType(t.elem)
+    elif isinstance(t, FunctionType):
+        t = PointerType(t)
+    return unqualified(t)
+
+
+def is_integer(t: Type) -> bool:
+    return isinstance(t, (IntType, EnumType))
+
+
+def is_float(t: Type) -> bool:
+    return isinstance(t, FloatType)
+
+
+def is_arithmetic(t: Type) -> bool:
+    return isinstance(t, (IntType, FloatType, EnumType))
+
+
+def is_pointer(t: Type) -> bool:
+    return isinstance(t, PointerType)
+
+
+def is_scalar(t: Type) -> bool:
+    return isinstance(t, (IntType, FloatType, EnumType, PointerType))
+
+
+def sizeof(t: Type) -> int:
+    if isinstance(t, (IntType, FloatType)):
+        return t.size
+    if isinstance(t, (PointerType, AnyPointerType)):
+        return 8
+    if isinstance(t, EnumType):
+        return 4
+    if isinstance(t, ArrayType):
+        return sizeof(t.elem) * (t.size or 0)
+    if isinstance(t, StructType):
+        return t.size
+    if isinstance(t, VoidType):
+        return 1  # GNU C: sizeof(void) == 1, so void* arithmetic is byte arithmetic
+    raise ValueError(f"sizeof {t}")
+
+
+def alignof(t: Type) -> int:
+    if isinstance(t, ArrayType):
+        return alignof(t.elem)
+    if isinstance(t, StructType):
+        return t.align
+    return max(1, sizeof(t))
+
+
+def promote(t: Type) -> Type:
+    """Integer promotion: anything narrower than int becomes int."""
+    if isinstance(t, EnumType):
+        return INT
+    if isinstance(t, IntType):
+        t = unqualified(t)
+        if t.rank < INT.rank:
+            return INT
+        return t
+    return unqualified(t)
+
+
+def arithmetic_common(a: Type, b: Type) -> Type:
+    """The usual arithmetic conversions."""
+    a, b = promote(a), promote(b)
+    if a == DOUBLE or b == DOUBLE:
+        return DOUBLE
+    if a == FLOAT or b == FLOAT:
+        return FLOAT
+    assert isinstance(a, IntType) and isinstance(b, IntType)
+    if a == b:
+        return a
+    if a.signed == b.signed:
+        return a if a.rank > b.rank else b
+    unsigned, signed = (a, b) if not a.signed else (b, a)
+    if unsigned.rank >= signed.rank:
+        return unsigned
+    if signed.size > unsigned.size:
+        return signed
+    return UNSIGNED_OF[signed]
+
+
+def decay(t: Type) -> Type:
+    if isinstance(t, ArrayType):
+        return PointerType(t.elem)
+    if isinstance(t, FunctionType):
+        return PointerType(t)
+    return t
+
+
+def make_struct(name: str, fields: list[tuple[str, Type]], kind: str = "struct") -> StructType:
+    """A complete struct with C's layout: each field at its alignment, size rounded up."""
+    laid, offset, align = [], 0, 1
+    for fname, ftype in fields:
+        a = alignof(ftype)
+        offset = (offset + a - 1) // a * a
+        laid.append((fname, ftype, offset if kind == "struct" else 0))
+        size = sizeof(ftype)
+        offset = offset + size if kind == "struct" else max(offset, size)
+        align = max(align, a)
+    size = (offset + align - 1) // align * align
+    return StructType(name, kind, laid, True, size, align)
+
+
+UINT3 = make_struct("uint3", [("x", UINT), ("y", UINT), ("z", UINT)])
+DIM3 = make_struct("dim3", [("x", UINT), ("y", UINT), ("z", UINT)])
+FLOAT2 = make_struct("float2", [("x", FLOAT), ("y", FLOAT)])
+FLOAT3 = make_struct("float3", [("x", FLOAT), ("y", FLOAT), ("z", FLOAT)])
+FLOAT4 = make_struct("float4", [("x", FLOAT), ("y", FLOAT), ("z", FLOAT), ("w", FLOAT)])
+CUDA_ERROR = EnumType("cudaError")
+CUDA_MEMCPY_KIND = EnumType("cudaMemcpyKind")
+OPAQUE_STREAM = PointerType(make_struct("CUstream_st", []))
+OPAQUE_EVENT = PointerType(make_struct("CUevent_st", []))
+
+BUILTIN_TYPEDEFS: dict[str, Type] = {
+    "size_t": SIZE_T, "ptrdiff_t": PTRDIFF_T, "intptr_t": LONG, "uintptr_t": ULONG,
+    "int8_t": SCHAR, "int16_t": SHORT, "int32_t": INT, "int64_t": LONG,
+    "uint8_t": UCHAR, "uint16_t": USHORT, "uint32_t": UINT, "uint64_t": ULONG,
+    "dim3": DIM3, "uint3": UINT3, "float2": FLOAT2, "float3": FLOAT3, "float4": FLOAT4,
+    "double2": make_struct("double2", [("x", DOUBLE), ("y", DOUBLE)]),
+    "int2": make_struct("int2", [("x", INT), ("y", INT)]),
+    "int3": make_struct("int3", [("x", INT), ("y", INT), ("z", INT)]),
+    "int4": make_struct("int4", [("x", INT), ("y", INT), ("z", INT), ("w", INT)]),
+    "uint2": make_struct("uint2", [("x", UINT), ("y", UINT)]),
+    "uint4": make_struct("uint4", [("x", UINT), ("y", UINT), ("z", UINT), ("w", UINT)]),
+    "cudaError_t": CUDA_ERROR, "cudaMemcpyKind": CUDA_MEMCPY_KIND,
+    "cudaStream_t": OPAQUE_STREAM, "cudaEvent_t": OPAQUE_EVENT,
+    "cudaDeviceProp": make_struct("cudaDeviceProp", [("multiProcessorCount", INT)]),
+}
+
+
+# ---- symbols -----------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class VarSymbol:
+    name: str
+    type: Type
+    kind: str                 # "local", "param", "global", "builtin"
+    loc: tuple
+    space: str | None = None  # "shared", "constant", "managed" for device variables
+    index: int = 0            # parameter position
+    assign_count: int = 0     # assignments after the declaration (++, --, op= included)
+    address_taken: bool = False
+    has_init: bool = False
+    is_static: bool = False
+    function: "FunctionSymbol | None" = None  # the function a local belongs to
+
+    def __repr__(self) -> str:
+        return f"VarSymbol({self.name!r}, {type_name(self.type)!r}, {self.kind})"
+
+
+@dataclass(eq=False)
+class FunctionSymbol:
+    name: str
+    type: FunctionType
+    loc: tuple
+    exec_spaces: frozenset = frozenset({"host"})
+    definition: A.FunctionDef | None = None
+    param_names: list = field(default_factory=list)
+    extern_c: bool = False
+    builtin: str | None = None   # codegen's name for a builtin ("sqrtf", "atomicAdd.s32")
+    mangled: str = ""
+    launch_bounds: list = field(default_factory=list)
+    inline: str | None = None     # "__forceinline__", "__noinline__", ...
+
+    def __repr__(self) -> str:
+        return f"FunctionSymbol({self.name!r}, {type_name(self.type)!r})"
+
+    @property
+    def is_kernel(self) -> bool:
+        return "global" in self.exec_spaces
+
+    @property
+    def on_device(self) -> bool:
+        return "global" in self.exec_spaces or "device" in self.exec_spaces
+
+    @property
+    def on_host(self) -> bool:
+        return "host" in self.exec_spaces
+
+
+@dataclass(eq=False)
+class EnumConstSymbol:
+    name: str
+    value: int
+    type: Type
+    loc: tuple
+
+
+@dataclass(eq=False)
+class TypedefSymbol:
+    name: str
+    type: Type
+    loc: tuple
+
+
+@dataclass(eq=False)
+class Overloads:
+    """A builtin with one entry per parameter-type signature (min, max, atomicAdd)."""
+    name: str
+    candidates: list          # FunctionSymbol
+
+
+# ---- builtins ----------------------------------------------------------------------------
+
+def _fn(name, ret, params, spaces=("host",), variadic=False, builtin=None):
+    return FunctionSymbol(name, FunctionType(ret, tuple(params), variadic), (0, 0),
+                          frozenset(spaces), builtin=builtin or name)
+
+
+HD = ("host", "device")
+DEV = ("device",)
+_PC = PointerType(with_quals(CHAR, const=True))
+_VP = PointerType(VOID)
+_CVP = PointerType(VoidType(const=True))
+
+
+def _builtin_functions() -> dict[str, object]:
+    table: dict[str, object] = {}
+
+    def add(sym):
+        if sym.name in table:
+            existing = table[sym.name]
+            if isinstance(existing, Overloads):
+                existing.candidates.append(sym)
+            else:
+                table[sym.name] = Overloads(sym.name, [existing, sym])
+        else:
+            table[sym.name] = sym
+
+    # host runtime and C library
+    for sym in (
+        _fn("malloc", _VP, [SIZE_T]), _fn("calloc", _VP, [SIZE_T, SIZE_T]), _fn("free", VOID, [_VP]),
+        _fn("printf", INT, [_PC], HD, variadic=True), _fn("exit", VOID, [INT]),
+        _fn("rand", INT, []), _fn("srand", VOID, [UINT]), _fn("memset", _VP, [_VP, INT, SIZE_T]),
+        _fn("memcpy", _VP, [_VP, _CVP, SIZE_T]), _fn("atoi", INT, [_PC]), _fn("atof", DOUBLE, [_PC]),
+        _fn("cudaMalloc", CUDA_ERROR, [AnyPointerType(2), SIZE_T]),
+        _fn("cudaMallocManaged", CUDA_ERROR, [AnyPointerType(2), SIZE_T]),
+        _fn("cudaFree", CUDA_ERROR, [_VP]),
+        _fn("cudaMemcpy", CUDA_ERROR, [_VP, _CVP, SIZE_T, CUDA_MEMCPY_KIND]),
+        _fn("cudaMemset", CUDA_ERROR, [_VP, INT, SIZE_T]),
+        _fn("cudaDeviceSynchronize", CUDA_ERROR, []), _fn("cudaGetLastError", CUDA_ERROR, []),
+        _fn("cudaPeekAtLastError", CUDA_ERROR, []), _fn("cudaDeviceReset", CUDA_ERROR, []),
+        _fn("cudaGetErrorString", _PC, [CUDA_ERROR]), _fn("cudaSetDevice", CUDA_ERROR, [INT]),
+        _fn("cudaEventCreate", CUDA_ERROR, [PointerType(OPAQUE_EVENT)]),
+        _fn("cudaEventRecord", CUDA_ERROR, [OPAQUE_EVENT]),
+        _fn("cudaEventSynchronize", CUDA_ERROR, [OPAQUE_EVENT]),
+        _fn("cudaEventElapsedTime", CUDA_ERROR, [PointerType(FLOAT), OPAQUE_EVENT, OPAQUE_EVENT]),
+        _fn("cudaEventDestroy", CUDA_ERROR, [OPAQUE_EVENT]),
+    ):
+        add(sym)
+    # device: synchronization and math
+    add(_fn("__syncthreads", VOID, [], DEV))
+    add(_fn("__threadfence", VOID, [], DEV))
+    for name in ("sqrtf", "rsqrtf", "fabsf", "floorf", "ceilf", "truncf", "roundf", "expf", "exp2f",
+                 "logf", "log2f", "log10f", "sinf", "cosf", "tanf", "tanhf", "__expf", "__logf", "__sinf",
+                 "__cosf", "__saturatef", "__frcp_rn", "__fsqrt_rn"):
+        add(_fn(name, FLOAT, [FLOAT], HD))
+    for name in ("fminf", "fmaxf", "powf", "__fdividef", "fmodf", "atan2f", "copysignf", "__powf",
+                 "__fadd_rn", "__fmul_rn", "__fdiv_rn"):
+        add(_fn(name, FLOAT, [FLOAT, FLOAT], HD))
+    add(_fn("fmaf", FLOAT, [FLOAT, FLOAT, FLOAT], HD))
+    for name in ("sqrt", "rsqrt", "fabs", "floor", "ceil", "trunc", "round", "exp", "exp2", "log", "log2",
+                 "log10", "sin", "cos", "tan", "tanh"):
+        add(_fn(name, DOUBLE, [DOUBLE], HD))
+    for name in ("fmin", "fmax", "pow", "fmod", "atan2"):
+        add(_fn(name, DOUBLE, [DOUBLE, DOUBLE], HD))
+    add(_fn("fma", DOUBLE, [DOUBLE, DOUBLE, DOUBLE], HD))
+    for t in (INT, UINT, LONG, ULONG, LLONG, ULLONG, FLOAT, DOUBLE):
+        add(_fn("min", t, [t, t], HD, builtin="min"))
+        add(_fn("max", t, [t, t], HD, builtin="max"))
+    add(_fn("abs", INT, [INT], HD))
+    add(_fn("labs", LONG, [LONG], HD))
+    add(_fn("llabs", LLONG, [LLONG], HD))
+    for name in ("__popc", "__clz", "__ffs", "__brev"):
+        add(_fn(name, INT if name != "__brev" else UINT, [UINT if name != "__clz" and name != "__ffs" else INT], DEV))
+    add(_fn("__mul24", INT, [INT, INT], DEV))
+    add(_fn("__umul24", UINT, [UINT, UINT], DEV))
+    for op in ("atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicAnd", "atomicOr",
+               "atomicXor"):
+        types = [INT, UINT, ULLONG]
+        if op in ("atomicAdd", "atomicExch"):
+            types.append(FLOAT)
+        if op == "atomicAdd":
+            types.append(DOUBLE)
+        for t in types:
+            if op in ("atomicAnd", "atomicOr", "atomicXor") and t == FLOAT:
+                continue
+            add(_fn(op, t, [PointerType(t), t], DEV, builtin=op))
+    for t in (INT, UINT, ULLONG):
+        add(_fn("atomicCAS", t, [PointerType(t), t, t], DEV, builtin="atomicCAS"))
+    add(_fn("atomicInc", UINT, [PointerType(UINT), UINT], DEV))
+    add(_fn("atomicDec", UINT, [PointerType(UINT), UINT], DEV))
+    for t in (FLOAT, DOUBLE, INT, UINT):
+        add(_fn("__ldg", t, [PointerType(with_quals(t, const=True))], DEV, builtin="__ldg"))
+    return table
+
+
+BUILTIN_FUNCTIONS = _builtin_functions()
+
+# threadIdx & co: device-only variables of type uint3 / dim3.
+BUILTIN_VARIABLES = {
+    "threadIdx": UINT3, "blockIdx": UINT3, "blockDim": DIM3, "gridDim": DIM3, "warpSize": INT,
+}
+
+BUILTIN_CONSTANTS = {
+    "cudaMemcpyHostToHost": (0, CUDA_MEMCPY_KIND), "cudaMemcpyHostToDevice": (1, CUDA_MEMCPY_KIND),
+    "cudaMemcpyDeviceToHost": (2, CUDA_MEMCPY_KIND), "cudaMemcpyDeviceToDevice": (3, CUDA_MEMCPY_KIND),
+    "cudaMemcpyDefault": (4, CUDA_MEMCPY_KIND), "cudaSuccess": (0, CUDA_ERROR),
+}
+
+
+# ---- the analyzer ------------------------------------------------------------------------
+
+class Scope:
+    __slots__ = ("names", "tags", "parent")
+
+    def __init__(self, parent: "Scope | None"):
+        self.names: dict[str, object] = {}
+        self.tags: dict[str, Type] = {}
+        self.parent = parent
+
+    def lookup(self, name: str):
+        scope = self
+        while scope is not None:
+            found = scope.names.get(name)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return None
+
+    def lookup_tag(self, name: str):
+        scope = self
+        while scope is not None:
+            found = scope.tags.get(name)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return None
+
+
+def _is_builtin(sym) -> bool:
+    return isinstance(sym, Overloads) or getattr(sym, "loc", None) == (0, 0)
+
+
+class SemaError(Exception):
+    """Aborts checking of one expression after its diagnostic has been recorded."""
+
+
+_ARITH_OPS = {"+", "-", "*", "/"}
+_INT_OPS = {"%", "&", "|", "^"}
+_SHIFT_OPS = {"<<", ">>"}
+_COMPARE_OPS = {"<", ">", "<=", ">=", "==", "!="}
+_LOGICAL_OPS = {"&&", "||"}
+
+
+class Analyzer:
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.diagnostics: list[Diagnostic] = []
+        self.globals = Scope(None)
+        self.scope = self.globals
+        self.function: FunctionSymbol | None = None
+        self.loop_depth = 0
+        self.switch_depth = 0
+        self.functions: list[FunctionSymbol] = []
+        for name, t in BUILTIN_TYPEDEFS.items():
+            self.globals.names[name] = TypedefSymbol(name, t, (0, 0))
+        for name, t in BUILTIN_VARIABLES.items():
+            self.globals.names[name] = VarSymbol(name, t, "builtin", (0, 0))
+        for name, (value, t) in BUILTIN_CONSTANTS.items():
+            self.globals.names[name] = EnumConstSymbol(name, value, t, (0, 0))
+        self.globals.names.update(BUILTIN_FUNCTIONS)
+        self._expr_dispatch = {
+            A.Ident: self.check_ident, A.IntLit: self.check_int_lit, A.FloatLit: self.check_float_lit,
+            A.CharLit: self.check_char_lit, A.StringLit: self.check_string_lit, A.BoolConst: self.check_bool,
+            A.Binary: self.check_binary, A.Unary: self.check_unary, A.PreIncDec: self.check_inc_dec,
+            A.PostIncDec: self.check_inc_dec, A.Assign: self.check_assign, A.Conditional: self.check_conditional,
+            A.Comma: self.check_comma, A.Call: self.check_call, A.Launch: self.check_launch,
+            A.Index: self.check_index, A.Member: self.check_member, A.Cast: self.check_cast,
+            A.SizeofExpr: self.check_sizeof_expr, A.SizeofType: self.check_sizeof_type,
+            A.Construct: self.check_construct, A.ImplicitCast: lambda e: e, A.CxxCast: self.check_cxx_cast,
+        }
+        self._stmt_dispatch = {
+            A.CompoundStmt: self.check_compound, A.ExprStmt: self.check_expr_stmt, A.IfStmt: self.check_if,
+            A.ForStmt: self.check_for, A.WhileStmt: self.check_while, A.DoStmt: self.check_do,
+            A.ReturnStmt: self.check_return, A.BreakStmt: self.check_break, A.ContinueStmt: self.check_continue,
+            A.SwitchStmt: self.check_switch, A.CaseStmt: self.check_case, A.DefaultStmt: self.check_default,
+            A.Declaration: self.check_local_declaration, A.AsmStmt: self.check_asm,
+        }
+
+    # ---- diagnostics -------------------------------------------------------------------
+    def error(self, message: str, loc: tuple) -> None:
+        line, col = loc if loc and loc[0] > 0 else (1, 1)
+        self.diagnostics.append(Diagnostic(message, SourceLoc(self.filename, line, col)))
+
+    def fail(self, message: str, loc: tuple):
+        self.error(message, loc)
+        raise SemaError(message)
+
+    # ---- translation unit --------------------------------------------------------------
+    def run(self, unit: A.TranslationUnit) -> None:
+        for item in unit.items:
+            try:
+                if isinstance(item, A.FunctionDef):
+                    self.check_function_def(item)
+                else:
+                    self.check_global_declaration(item)
+            except SemaError:
+                pass
+            except Exception as exc:  # a bug in ptxc, not in the user's code: say so plainly
+                if os.environ.get("PTXC_TRACEBACK"):
+                    raise
+                self.error(f"internal error in ptxc's semantic analysis ({type(exc).__name__}: {exc}); "
+                           "please report it (PTXC_TRACEBACK=1 shows the traceback)", item.loc)
+
+    # ---- declarations ------------------------------------------------------------------
+    def base_type(self, specs: A.DeclSpecifiers) -> Type:
+        keywords = []
+        named: Type | None = None
+        for spec in specs.type_specs:
+            if isinstance(spec, str):
+                keywords.append(spec)
+            elif isinstance(spec, A.TypeNameRef):
+                sym = self.scope.lookup(spec.name)
+                if isinstance(sym, TypedefSymbol):
+                    named = sym.type
+                else:
+                    tag = self.scope.lookup_tag(spec.name)
+                    if tag is None:
+                        self.fail(f"unknown type name '{spec.name}'", spec.loc)
+                    named = tag
+            elif isinstance(spec, A.StructSpec):
+                named = self.struct_type(spec)
+            elif isinstance(spec, A.EnumSpec):
+                named = self.enum_type(spec)
+        if named is not None:
+            if keywords:
+                self.fail(f"cannot combine '{' '.join(keywords)}' with a type name", specs.loc)
+            t = named
+        elif not keywords:
+            self.fail("a type specifier is required for all declarations", specs.loc)
+        else:
+            t = _SPECIFIER_TYPES.get(tuple(sorted(keywords)))
+            if t is None:
+                self.fail(f"invalid combination of type specifiers '{' '.join(keywords)}'", specs.loc)
+        const = "const" in specs.qualifiers
+        volatile = "volatile" in specs.qualifiers
+        if const or volatile:
+            t = with_quals(t, const or t.const, volatile or t.volatile)
+        return t
+
+    def struct_type(self, spec: A.StructSpec) -> Type:
+        if spec.members is None:
+            existing = self.scope.lookup_tag(spec.name)
+            if existing is None:
+                existing = StructType(spec.name, spec.kind)
+                self.scope.tags[spec.name] = existing
+            return existing
+        name = spec.name or f"<anonymous {spec.kind}>"
+        fields = []
+        for member in spec.members:
+            base = self.base_type(member.specs)
+            for declarator in member.declarators:
+                t = self.derive(base, declarator)
+                if declarator.name in [f[0] for f in fields]:
+                    self.error(f"duplicate member '{declarator.name}'", declarator.loc)
+                fields.append((declarator.name, t))
+        struct = make_struct(name, fields, spec.kind)
+        if spec.name:
+            self.scope.tags[spec.name] = struct
+        return struct
+
+    def enum_type(self, spec: A.EnumSpec) -> Type:
+        if spec.enumerators is None:
+            existing = self.scope.lookup_tag(spec.name)
+            if existing is None:
+                self.fail(f"use of undeclared enum '{spec.name}'", spec.loc)
+            return existing
+        t = EnumType(spec.name or "<anonymous enum>")
+        if spec.name:
+            self.scope.tags[spec.name] = t
+        value = 0
+        for enumerator in spec.enumerators:
+            if enumerator.value is not None:
+                value = self.constant_int(enumerator.value)
+            self.declare(EnumConstSymbol(enumerator.name, value, t, enumerator.loc))
+            value += 1
+        return t
+
+    def derive(self, base: Type, declarator: A.Declarator) -> Type:
+        t = base
+        for deriv in declarator.derivations:
+            if isinstance(deriv, A.PointerDeriv):
+                t = PointerType(t, "const" in deriv.qualifiers, "volatile" in deriv.qualifiers,
+                                any(q.startswith("__restrict") or q == "restrict" for q in deriv.qualifiers))
+            elif isinstance(deriv, A.ArrayDeriv):
+                size = None
+                if deriv.size is not None:
+                    size = self.constant_int(deriv.size)
+                    if size <= 0:
+                        self.error("array size must be positive", deriv.size.loc)
+                if isinstance(t, FunctionType):
+                    self.fail("declared as array of functions", declarator.loc)
+                t = ArrayType(t, size)
+            elif isinstance(deriv, A.FunctionDeriv):
+                params = self.parameter_types(deriv)
+                t = FunctionType(t, tuple(p for p, _, _ in params), deriv.variadic)
+        return t
+
+    def parameter_types(self, deriv: A.FunctionDeriv) -> list[tuple[Type, str | None, tuple]]:
+        params = []
+        for p in deriv.params:
+            base = self.base_type(p.specs)
+            t = self.derive(base, p.declarator)
+            params.append((t, p.declarator.name, p.declarator.loc))
+        if len(params) == 1 and isinstance(params[0][0], VoidType) and params[0][1] is None:
+            return []
+        for t, name, loc in params:
+            if isinstance(t, VoidType):
+                self.error("parameter has incomplete type 'void'", loc)
+        return params
+
+    def declare(self, sym) -> None:
+        scope = self.scope
+        old = scope.names.get(sym.name)
+        if old is None or (scope is self.globals and _is_builtin(old)):
+            scope.names[sym.name] = sym
+            return
+        self.error(f"redefinition of '{sym.name}'", sym.loc)
+
+    def check_global_declaration(self, decl: A.Declaration) -> None:
+        specs = decl.specs
+        base = self.base_type(specs)
+        if "typedef" in specs.storage:
+            for init in decl.declarators:
+                t = self.derive(base, init.declarator)
+                self.declare(TypedefSymbol(init.declarator.name, t, init.declarator.loc))
+            return
+        for init in decl.declarators:
+            d = init.declarator
+            t = self.derive(base, d)
+            if isinstance(t, FunctionType):
+                self.declare_function(specs, d, t)
+                continue
+            space = next((s.strip("_") for s in specs.memory_spaces), None)
+            if space is None and specs.exec_spaces:
+                space = "device"
+            sym = VarSymbol(d.name, t, "global", d.loc, space=space, has_init=init.init is not None,
+                            is_static="static" in specs.storage)
+            self.declare(sym)
+            init.symbol = sym
+            if init.init is not None:
+                init.init = self.check_initializer(init.init, t)
+
+    def declare_function(self, specs: A.DeclSpecifiers, d: A.Declarator, t: FunctionType) -> FunctionSymbol:
+        spaces = frozenset(s.strip("_") for s in specs.exec_spaces) or frozenset({"host"})
+        if "global" in spaces and not isinstance(t.ret, VoidType):
+            self.error("a __global__ function must have a void return type", d.loc)
+        if "global" in spaces and ("host" in spaces or "device" in spaces):
+            self.error(f"'{'__host__' if 'host' in spaces else '__device__'}' and '__global__' cannot be combined",
+                       specs.loc)
+        existing = self.globals.names.get(d.name)
+        if isinstance(existing, FunctionSymbol) and existing.loc != (0, 0):
+            if existing.type != t:
+                self.error(f"conflicting types for '{d.name}' (overloading is not supported)", d.loc)
+            return existing
+        sym = FunctionSymbol(d.name, t, d.loc, spaces, extern_c=specs.extern_c,
+                             launch_bounds=list(specs.launch_bounds),
+                             inline=next(iter(specs.function_specs), None))
+        fderiv = d.derivations[-1] if d.derivations and isinstance(d.derivations[-1], A.FunctionDeriv) else None
+        sym.param_names = [p.declarator.name for p in fderiv.params] if fderiv else []
+        if isinstance(existing, (FunctionSymbol, Overloads)) and (
+                isinstance(existing, Overloads) or existing.loc == (0, 0)):
+            self.error(f"redefinition of builtin function '{d.name}'", d.loc)
+        self.globals.names[d.name] = sym
+        from .mangle import mangle_function  # mangle imports this module
+        sym.mangled = d.name if sym.extern_c or d.name == "main" else mangle_function(d.name, list(t.params))
+        self.functions.append(sym)
+        return sym
+
+    def check_function_def(self, fdef: A.FunctionDef) -> None:
+        base = self.base_type(fdef.specs)
+        d = fdef.declarator
+        t = self.derive(base, d)
+        if not isinstance(t, FunctionType) or not isinstance(d.derivations[-1], A.FunctionDeriv):
+            self.fail("expected a function declarator", d.loc)
+        sym = self.declare_function(fdef.specs, d, t)
+        if sym.definition is not None:
+            self.error(f"redefinition of '{d.name}'", d.loc)
+        sym.definition = fdef
+        fdef.symbol = sym
+        params = self.parameter_types(d.derivations[-1])
+        sym.param_names = [name for _, name, _ in params]
+        self.function = sym
+        self.scope = Scope(self.globals)
+        fdef.param_symbols = []
+        for index, (ptype, name, loc) in enumerate(params):
+            psym = VarSymbol(name or f"<param {index}>", ptype, "param", loc, index=index, function=sym)
+            fdef.param_symbols.append(psym)
+            if name:
+                self.declare(psym)
+        try:
+            for item in fdef.body.items:
+                self.check_stmt(item)
+        finally:
+            self.scope = self.globals
+            self.function = None
+
+    def check_local_declaration(self, decl: A.Declaration) -> None:
+        specs = decl.specs
+        base = self.base_type(specs)
+        if "typedef" in specs.storage:
+            for init in decl.declarators:
+                self.declare(TypedefSymbol(init.declarator.name, self.derive(base, init.declarator),
+                                           init.declarator.loc))
+            return
+        for init in decl.declarators:
+            d = init.declarator
+            try:
+                t = self.derive(base, d)
+                if isinstance(t, FunctionType):
+                    self.error("function declarations inside a function are not supported", d.loc)
+                    continue
+                if isinstance(t, VoidType):
+                    self.error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
+                    continue
+                space = next((s.strip("_") for s in specs.memory_spaces), None)
+                if space is not None and self.function is not None and not self.function.on_device:
+                    self.error(f"__{space}__ variables are only allowed in device code", specs.loc)
+                sym = VarSymbol(d.name, t, "local", d.loc, space=space, is_static="static" in specs.storage,
+                                has_init=init.init is not None or d.construct_args is not None,
+                                function=self.function)
+                if isinstance(t, ArrayType) and t.size is None and not (space == "shared" and "extern" in specs.storage) \
+                        and not isinstance(init.init, A.InitList):
+                    self.error(f"array '{d.name}' has no size", d.loc)
+                self.declare(sym)  # in scope in its own initializer, as in C
+                init.symbol = sym
+                if init.init is not None:
+                    if space == "shared":
+                        self.error("initializer not allowed for __shared__ variable", init.init.loc)
+                    init.init = self.check_initializer(init.init, t)
+                    if isinstance(t, ArrayType) and t.size is None and isinstance(init.init, A.InitList):
+                        t = ArrayType(t.elem, len(init.init.items))
+                        sym.type = t
+                elif d.construct_args is not None:
+                    init.init = self.check_construct(A.Construct(d.loc, A.TypeName(d.loc, specs, d, t),
+                                                                 d.construct_args), known_type=t)
+            except SemaError:
+                pass
+
+    def check_initializer(self, init, t: Type):
+        if isinstance(init, A.InitList):
+            if isinstance(t, ArrayType):
+                if t.size is not None and len(init.items) > t.size:
+                    self.error("excess elements in array initializer", init.items[t.size].loc)
+                init.items = [self.check_initializer(item, t.elem) for item in init.items]
+            elif isinstance(t, StructType):
+                if len(init.items) > len(t.fields):
+                    self.error("excess elements in struct initializer", init.items[len(t.fields)].loc)
+                init.items = [self.check_initializer(item, ftype) for item, (_, ftype, _) in zip(init.items, t.fields)]
+            elif len(init.items) == 1:
+                init.items = [self.check_initializer(init.items[0], t)]
+            else:
+                self.error("too many initializers for a scalar", init.loc)
+            return init
+        expr = self.check_expr(init)
+        return self.convert_assign(expr, unqualified(t) if not isinstance(t, ArrayType) else t, "initializing")
+
+    # ---- statements --------------------------------------------------------------------
+    def check_stmt(self, stmt) -> None:
+        try:
+            self._stmt_dispatch[type(stmt)](stmt)
+        except SemaError:
+            pass
+
+    def check_compound(self, stmt: A.CompoundStmt) -> None:
+        self.scope = Scope(self.scope)
+        try:
+            for item in stmt.items:
+                self.check_stmt(item)
+        finally:
+            self.scope = self.scope.parent
+
+    def check_expr_stmt(self, stmt: A.ExprStmt) -> None:
+        if stmt.expr is not None:
+            stmt.expr = self.check_expr(stmt.expr)
+
+    def check_condition(self, expr: A.Expr) -> A.Expr:
+        expr = self.rvalue(self.check_expr(expr))
+        if not is_scalar(expr.type):
+            self.fail(f"value of type '{expr.type}' is not contextually convertible to 'bool'", expr.loc)
+        return expr
+
+    def check_if(self, stmt: A.IfStmt) -> None:
+        stmt.cond = self.check_condition(stmt.cond)
+        self.check_scoped(stmt.then)
+        if stmt.else_ is not None:
+            self.check_scoped(stmt.else_)
+
+    def check_scoped(self, stmt) -> None:
+        self.scope = Scope(self.scope)
+        try:
+            self.check_stmt(stmt)
+        finally:
+            self.scope = self.scope.parent
+
+    def check_for(self, stmt: A.ForStmt) -> None:
+        self.scope = Scope(self.scope)
+        try:
+            if stmt.init is not None:
+                self.check_stmt(stmt.init)
+            if stmt.cond is not None:
+                try:
+                    stmt.cond = self.check_condition(stmt.cond)
+                except SemaError:
+                    pass
+            if stmt.step is not None:
+                try:
+                    stmt.step = self.check_expr(stmt.step)
+                except SemaError:
+                    pass
+            self.loop_depth += 1
+            try:
+                self.check_scoped(stmt.body)
+            finally:
+                self.loop_depth -= 1
+        finally:
+            self.scope = self.scope.parent
+
+    def check_while(self, stmt: A.WhileStmt) -> None:
+        try:
+            stmt.cond = self.check_condition(stmt.cond)
+        except SemaError:
+            pass
+        self.loop_depth += 1
+        try:
+            self.check_scoped(stmt.body)
+        finally:
+            self.loop_depth -= 1
+
+    def check_do(self, stmt: A.DoStmt) -> None:
+        self.loop_depth += 1
+        try:
+            self.check_scoped(stmt.body)
+        finally:
+            self.loop_depth -= 1
+        stmt.cond = self.check_condition(stmt.cond)
+
+    def check_return(self, stmt: A.ReturnStmt) -> None:
+        ret = self.function.type.ret if self.function else VOID
+        if stmt.value is None:
+            if not isinstance(ret, VoidType) and self.function.name != "main":
+                self.error(f"non-void function '{self.function.name}' should return a value", stmt.loc)
+            return
+        value = self.check_expr(stmt.value)
+        if isinstance(ret, VoidType):
+            if not isinstance(value.type, VoidType):
+                self.error(f"void function '{self.function.name}' should not return a value", stmt.loc)
+            stmt.value = value
+            return
+        stmt.value = self.convert_assign(value, unqualified(ret), "returning")
+
+    def check_break(self, stmt: A.BreakStmt) -> None:
+        if self.loop_depth == 0 and self.switch_depth == 0:
+            self.error("'break' statement not in loop or switch statement", stmt.loc)
+
+    def check_continue(self, stmt: A.ContinueStmt) -> None:
+        if self.loop_depth == 0:
+            self.error("'continue' statement not in loop statement", stmt.loc)
+
+    def check_switch(self, stmt: A.SwitchStmt) -> None:
+        expr = self.rvalue(self.check_expr(stmt.expr))
+        if not is_integer(expr.type):
+            self.error(f"statement requires expression of integer type ('{expr.type}' invalid)", expr.loc)
+        else:
+            expr = self.implicit(expr, promote(expr.type))
+        stmt.expr = expr
+        self.switch_depth += 1
+        try:
+            self.check_scoped(stmt.body)
+        finally:
+            self.switch_depth -= 1
+
+    def check_case(self, stmt: A.CaseStmt) -> None:
+        if self.switch_depth == 0:
+            self.error("'case' statement not in switch statement", stmt.loc)
+        stmt.value = self.check_expr(stmt.value)
+        stmt.const_value = self.constant_int(stmt.value)
+        self.check_stmt(stmt.body)
+
+    def check_default(self, stmt: A.DefaultStmt) -> None:
+        if self.switch_depth == 0:
+            self.error("'default' statement not in switch statement", stmt.loc)
+        self.check_stmt(stmt.body)
+
+    def check_asm(self, stmt: A.AsmStmt) -> None:
+        """Inline PTX: outputs must be assignable; the constraint letters name register
+        classes (h: 16-bit, r: 32-bit, l: 64-bit, f: f32, d: f64, n: a constant)."""
+        outputs = []
+        for constraint, expr in stmt.outputs:
+            expr = self.check_expr(expr)
+            if not constraint.startswith(("=", "+")):
+                self.error(f"output operand constraint '{constraint}' lacks '='", expr.loc)
+            self.check_modifiable(expr, "asm")
+            outputs.append((constraint, expr))
+        inputs = []
+        for constraint, expr in stmt.inputs:
+            inputs.append((constraint, self.rvalue(self.check_expr(expr))))
+        stmt.outputs, stmt.inputs = outputs, inputs
+
+    # ---- expressions -------------------------------------------------------------------
+    def check_expr(self, expr: A.Expr) -> A.Expr:
+        if expr.type is not None:
+            return expr
+        return self._expr_dispatch[type(expr)](expr)
+
+    def rvalue(self, expr: A.Expr) -> A.Expr:
+        """Array-to-pointer and function-to-pointer decay."""
+        t = expr.type
+        if isinstance(t, (ArrayType, FunctionType)):
+            return A.ImplicitCast(expr.loc, expr, decay(t))
+        return expr
+
+    def implicit(self, expr: A.Expr, t: Type) -> A.Expr:
+        if expr.type == t:
+            return expr
+        if isinstance(expr, A.ImplicitCast) and unqualified(expr.type) == unqualified(t):
+            return expr
+        return A.ImplicitCast(expr.loc, expr, t)
+
+    def check_ident(self, expr: A.Ident) -> A.Expr:
+        sym = self.scope.lookup(expr.name)
+        if sym is None:
+            self.fail(f"use of undeclared identifier '{expr.name}'", expr.loc)
+        if isinstance(sym, TypedefSymbol):
+            self.fail(f"unexpected type name '{expr.name}': expected expression", expr.loc)
+        expr.symbol = sym
+        if isinstance(sym, VarSymbol):
+            if sym.kind == "builtin" and self.function is not None and not self.function.on_device:
+                self.fail(f"'{expr.name}' is only available in device code", expr.loc)
+            expr.type = sym.type
+        elif isinstance(sym, EnumConstSymbol):
+            expr.type = sym.type if sym.type is not CUDA_MEMCPY_KIND and sym.type is not CUDA_ERROR else sym.type
+        elif isinstance(sym, FunctionSymbol):
+            expr.type = sym.type
+        elif isinstance(sym, Overloads):
+            expr.type = sym.candidates[0].type
+        return expr
+
+    def check_int_lit(self, expr: A.IntLit) -> A.Expr:
+        text = expr.text.lower()
+        value = expr.value
+        unsigned = "u" in text
+        longs = text.count("l")
+        decimal = not (text.startswith("0") and len(text.rstrip("ul")) > 1)
+        if longs == 0:
+            candidates = [UINT, ULONG] if unsigned else ([INT, LONG] if decimal else [INT, UINT, LONG, ULONG])
+        elif longs == 1:
+            candidates = [ULONG] if unsigned else ([LONG] if decimal else [LONG, ULONG])
+        else:
+            candidates = [ULLONG] if unsigned else ([LLONG] if decimal else [LLONG, ULLONG])
+        for t in candidates:
+            limit = 1 << (t.size * 8 - (1 if t.signed else 0))
+            if value < limit:
+                expr.type = t
+                return expr
+        self.error("integer literal is too large", expr.loc)
+        expr.type = ULLONG
+        return expr
+
+    def check_float_lit(self, expr: A.FloatLit) -> A.Expr:
+        expr.type = FLOAT if expr.text[-1] in "fF" else DOUBLE
+        return expr
+
+    def check_char_lit(self, expr: A.CharLit) -> A.Expr:
+        expr.type = CHAR
+        return expr
+
+    def check_string_lit(self, expr: A.StringLit) -> A.Expr:
+        expr.type = ArrayType(with_quals(CHAR, const=True), len(expr.value.encode()) + 1)
+        return expr
+
+    def check_bool(self, expr: A.BoolConst) -> A.Expr:
+        expr.type = BOOL
+        return expr
+
+    def operand(self, expr: A.Expr) -> A.Expr:
+        return self.rvalue(self.check_expr(expr))
+
+    def check_binary(self, expr: A.Binary) -> A.Expr:
+        op = expr.op
+        lhs = self.operand(expr.lhs)
+        rhs = self.operand(expr.rhs)
+        lt, rt = lhs.type, rhs.type
+        if op in _LOGICAL_OPS:
+            for side in (lhs, rhs):
+                if not is_scalar(side.type):
+                    self.fail(f"invalid operand to '{op}' (have '{side.type}')", side.loc)
+            expr.lhs, expr.rhs, expr.type = lhs, rhs, BOOL
+            return expr
+        if is_arithmetic(lt) and is_arithmetic(rt):
+            if op in _SHIFT_OPS or op in _INT_OPS:
+                if not (is_integer(lt) and is_integer(rt)):
+                    bad = lhs if not is_integer(lt) else rhs
+                    self.fail(f"invalid operands to binary expression ('{lt}' and '{rt}'): '{op}' needs integers",
+                              expr.loc)
+                    del bad
+            if op in _SHIFT_OPS:
+                expr.lhs = self.implicit(lhs, promote(lt))
+                expr.rhs = self.implicit(rhs, promote(rt))
+                expr.type = promote(lt)
+                return expr
+            common = arithmetic_common(lt, rt)
+            expr.lhs = self.implicit(lhs, common)
+            expr.rhs = self.implicit(rhs, common)
+            expr.type = BOOL if op in _COMPARE_OPS else common
+            return expr
+        # pointer forms
+        if op in ("+", "-") and is_pointer(lt) and is_integer(rt):
+            self.require_complete_pointee(lt, expr.loc)
+            expr.lhs, expr.rhs, expr.type = lhs, self.implicit(rhs, promote(rt)), unqualified(lt)
+            return expr
+        if op == "+" and is_integer(lt) and is_pointer(rt):
+            self.require_complete_pointee(rt, expr.loc)
+            expr.lhs, expr.rhs, expr.type = self.implicit(lhs, promote(lt)), rhs, unqualified(rt)
+            return expr
+        if op == "-" and is_pointer(lt) and is_pointer(rt):
+            if unqualified(lt.pointee) != unqualified(rt.pointee):
+                self.fail(f"'{lt}' and '{rt}' are not pointers to compatible types", expr.loc)
+            expr.lhs, expr.rhs, expr.type = lhs, rhs, PTRDIFF_T
+            return expr
+        if op in _COMPARE_OPS and (is_pointer(lt) or is_pointer(rt)):
+            if is_pointer(lt) and is_pointer(rt):
+                if unqualified(lt.pointee) != unqualified(rt.pointee) and not (
+                        isinstance(lt.pointee, VoidType) or isinstance(rt.pointee, VoidType)):
+                    self.error(f"comparison of distinct pointer types ('{lt}' and '{rt}')", expr.loc)
+            elif not (self.is_null_constant(lhs) or self.is_null_constant(rhs)):
+                self.fail(f"comparison between pointer and integer ('{lt}' and '{rt}')", expr.loc)
+            else:
+                ptr = lt if is_pointer(lt) else rt
+                if is_pointer(lt):
+                    rhs = self.implicit(rhs, unqualified(ptr))
+                else:
+                    lhs = self.implicit(lhs, unqualified(ptr))
+            expr.lhs, expr.rhs, expr.type = lhs, rhs, BOOL
+            return expr
+        self.fail(f"invalid operands to binary expression ('{lt}' and '{rt}')", expr.loc)
+
+    def require_complete_pointee(self, t: PointerType, loc) -> None:
+        if isinstance(t.pointee, StructType) and not t.pointee.complete:
+            self.fail(f"arithmetic on a pointer to an incomplete type '{t.pointee}'", loc)
+
+    def is_null_constant(self, expr: A.Expr) -> bool:
+        while isinstance(expr, A.ImplicitCast):
+            expr = expr.operand
+        return isinstance(expr, A.IntLit) and expr.value == 0
+
+    def check_unary(self, expr: A.Unary) -> A.Expr:
+        op = expr.op
+        if op == "&":
+            operand = self.check_expr(expr.operand)
+            if not self.is_lvalue(operand):
+                self.fail("cannot take the address of an rvalue", expr.loc)
+            root = operand
+            if isinstance(root, A.Ident) and isinstance(root.symbol, VarSymbol):
+                root.symbol.address_taken = True
+            expr.operand = operand
+            expr.type = PointerType(operand.type)
+            return expr
+        operand = self.operand(expr.operand)
+        t = operand.type
+        if op == "*":
+            if not is_pointer(t):
+                self.fail(f"indirection requires pointer operand ('{t}' invalid)", expr.loc)
+            if isinstance(t.pointee, VoidType):
+                self.fail("indirection of a 'void *' pointer", expr.loc)
+            expr.operand, expr.type = operand, t.pointee
+            return expr
+        if op == "!":
+            if not is_scalar(t):
+                self.fail(f"invalid argument type '{t}' to unary expression", expr.loc)
+            expr.operand, expr.type = operand, BOOL
+            return expr
+        if op == "~":
+            if not is_integer(t):
+                self.fail(f"invalid argument type '{t}' to unary expression", expr.loc)
+        elif not is_arithmetic(t):
+            self.fail(f"invalid argument type '{t}' to unary expression", expr.loc)
+        expr.operand = self.implicit(operand, promote(t))
+        expr.type = promote(t)
+        return expr
+
+    def is_lvalue(self, expr: A.Expr) -> bool:
+        if isinstance(expr, A.Ident):
+            return isinstance(expr.symbol, VarSymbol)
+        if isinstance(expr, A.Index):
+            return True
+        if isinstance(expr, A.Unary):
+            return expr.op == "*"
+        if isinstance(expr, A.Member):
+            return expr.arrow or self.is_lvalue(expr.base)
+        if isinstance(expr, (A.PreIncDec, A.Assign)):
+            return True
+        if isinstance(expr, A.StringLit):
+            return True
+        return False
+
+    def check_modifiable(self, target: A.Expr, what: str) -> None:
+        if not self.is_lvalue(target):
+            self.fail(f"expression is not assignable", target.loc)
+        t = target.type
+        if isinstance(t, ArrayType):
+            self.fail(f"array type '{t}' is not assignable", target.loc)
+        if t.const:
+            if isinstance(target, A.Ident):
+                self.fail(f"cannot assign to variable '{target.name}' with const-qualified type '{t}'", target.loc)
+            self.fail(f"read-only variable is not assignable", target.loc)
+        if isinstance(target, A.Ident) and isinstance(target.symbol, VarSymbol):
+            sym = target.symbol
+            if sym.kind == "builtin":
+                self.fail(f"cannot assign to '{sym.name}'", target.loc)
+            sym.assign_count += 1
+        root = target
+        while isinstance(root, A.Member) and not root.arrow:
+            root = root.base
+        if isinstance(root, A.Ident) and isinstance(root.symbol, VarSymbol) and root.symbol.kind == "builtin":
+            self.fail(f"cannot assign to '{root.symbol.name}'", target.loc)
+        if root is not target and isinstance(root, A.Ident) and isinstance(root.symbol, VarSymbol):
+            root.symbol.assign_count += 1
+
+    def check_inc_dec(self, expr) -> A.Expr:
+        operand = self.check_expr(expr.operand)
+        self.check_modifiable(operand, expr.op)
+        t = operand.type
+        if not (is_arithmetic(t) or is_pointer(t)) or isinstance(t, EnumType):
+            self.fail(f"cannot {'increment' if expr.op == '++' else 'decrement'} value of type '{t}'", expr.loc)
+        expr.operand = operand
+        expr.type = unqualified(t)
+        return expr
+
+    def check_assign(self, expr: A.Assign) -> A.Expr:
+        value = self.operand(expr.value)
+        target = self.check_expr(expr.target)
+        self.check_modifiable(target, expr.op)
+        t = unqualified(target.type)
+        expr.target = target
+        expr.type = t
+        if expr.op == "=":
+            expr.value = self.convert_assign(value, t, "assigning")
+            return expr
+        op = expr.op[:-1]
+        vt = value.type
+        if op in ("+", "-") and is_pointer(t) and is_integer(vt):
+            expr.value = self.implicit(value, promote(vt))
+            expr.compute_type = t
+            return expr
+        if not (is_arithmetic(t) and is_arithmetic(vt)):
+            self.fail(f"invalid operands to '{expr.op}' ('{t}' and '{vt}')", expr.loc)
+        if op in _SHIFT_OPS or op in _INT_OPS:
+            if not (is_integer(t) and is_integer(vt)):
+                self.fail(f"invalid operands to '{expr.op}' ('{t}' and '{vt}'): integers required", expr.loc)
+        if op in _SHIFT_OPS:
+            expr.compute_type = promote(t)
+            expr.value = self.implicit(value, promote(vt))
+        else:
+            expr.compute_type = arithmetic_common(t, vt)
+            expr.value = self.implicit(value, expr.compute_type)
+        return expr
+
+    def convert_assign(self, value: A.Expr, t: Type, context: str) -> A.Expr:
+        """The implicit conversion of assignment, initialization, argument passing, return."""
+        value = self.rvalue(value)
+        vt = value.type
+        if isinstance(t, AnyPointerType):
+            if is_pointer(vt):
+                return value
+            self.fail(f"cannot convert '{vt}' to a pointer", value.loc)
+        if isinstance(t, ArrayType):
+            if isinstance(value, A.StringLit) or (isinstance(value, A.ImplicitCast) and isinstance(value.operand, A.StringLit)):
+                return value
+            self.fail(f"array initializer must be an initializer list", value.loc)
+        if is_arithmetic(t) and is_arithmetic(vt):
+            if isinstance(t, EnumType) and unqualified(vt) != unqualified(t):
+                self.fail(f"cannot convert '{vt}' to '{t}' when {context}", value.loc)
+            return self.implicit(value, unqualified(t))
+        if isinstance(t, IntType) and t.name == "bool" and is_pointer(vt):
+            return self.implicit(value, BOOL)
+        if is_pointer(t):
+            if is_pointer(vt):
+                tp, vp = t.pointee, vt.pointee
+                if (vp.const and not tp.const) or (vp.volatile and not tp.volatile):
+                    self.fail(f"{context} to '{t}' from '{vt}' discards qualifiers", value.loc)
+                if unqualified(tp) == unqualified(vp) or isinstance(tp, VoidType):
+                    return self.implicit(value, t)
+                self.fail(f"cannot convert '{vt}' to '{t}' when {context}", value.loc)
+            if self.is_null_constant(value):
+                return self.implicit(value, t)
+        if isinstance(t, StructType) and isinstance(vt, StructType) and t.name == vt.name:
+            return value
+        self.fail(f"cannot convert '{vt}' to '{t}' when {context}", value.loc)
+
+    def check_conditional(self, expr: A.Conditional) -> A.Expr:
+        expr.cond = self.check_condition(expr.cond)
+        then = self.operand(expr.then)
+        else_ = self.operand(expr.else_)
+        tt, et = then.type, else_.type
+        if is_arithmetic(tt) and is_arithmetic(et):
+            common = arithmetic_common(tt, et)
+            if tt == BOOL and et == BOOL:
+                common = BOOL
+            expr.then, expr.else_, expr.type = self.implicit(then, common), self.implicit(else_, common), common
+        elif is_pointer(tt) and is_pointer(et) and unqualified(tt) == unqualified(et):
+            expr.then, expr.else_, expr.type = then, else_, unqualified(tt)
+        elif is_pointer(tt) and self.is_null_constant(else_):
+            expr.then, expr.else_, expr.type = then, self.implicit(else_, tt), tt
+        elif is_pointer(et) and self.is_null_constant(then):
+            expr.then, expr.else_, expr.type = self.implicit(then, et), else_, et
+        elif isinstance(tt, VoidType) and isinstance(et, VoidType):
+            expr.then, expr.else_, expr.type = then, else_, VOID
+        else:
+            self.fail(f"incompatible operand types ('{tt}' and '{et}')", expr.loc)
+        return expr
+
+    def check_comma(self, expr: A.Comma) -> A.Expr:
+        expr.lhs = self.check_expr(expr.lhs)
+        expr.rhs = self.check_expr(expr.rhs)
+        expr.type = expr.rhs.type
+        return expr
+
+    def resolve_callee(self, func: A.Expr, args: list[A.Expr], loc) -> FunctionSymbol:
+        if not isinstance(func, A.Ident):
+            self.fail("only direct calls of named functions are supported", func.loc)
+        sym = self.scope.lookup(func.name)
+        if sym is None:
+            self.fail(f"use of undeclared identifier '{func.name}'", func.loc)
+        if isinstance(sym, Overloads):
+            return self.pick_overload(sym, args, loc)
+        if not isinstance(sym, FunctionSymbol):
+            self.fail(f"called object type '{getattr(sym, 'type', '?')}' is not a function", func.loc)
+        return sym
+
+    def pick_overload(self, overloads: Overloads, args: list[A.Expr], loc) -> FunctionSymbol:
+        """Exact match first, then the candidate the usual arithmetic conversions reach."""
+        arg_types = [unqualified(decay(a.type)) for a in args]
+        viable = [c for c in overloads.candidates if len(c.type.params) == len(args)]
+        if not viable:
+            self.fail(f"no matching function for call to '{overloads.name}' with {len(args)} argument(s)", loc)
+        for cand in viable:
+            if list(cand.type.params) == arg_types:
+                return cand
+        if all(is_arithmetic(t) for t in arg_types) and arg_types:
+            common = arg_types[0]
+            for t in arg_types[1:]:
+                common = arithmetic_common(common, t)
+            for cand in viable:
+                if all(unqualified(p) == common for p in cand.type.params if is_arithmetic(p)):
+                    return cand
+        if arg_types and is_pointer(arg_types[0]):
+            for cand in viable:
+                p0 = cand.type.params[0]
+                if is_pointer(p0) and unqualified(p0.pointee) == unqualified(arg_types[0].pointee):
+                    return cand
+        names = ", ".join(str(t) for t in arg_types)
+        self.fail(f"no matching function for call to '{overloads.name}({names})'", loc)
+
+    def check_call(self, expr: A.Call) -> A.Expr:
+        args = [self.operand(a) for a in expr.args]
+        callee = self.resolve_callee(expr.func, args, expr.loc)
+        expr.func.symbol = callee
+        expr.func.type = callee.type
+        if callee.is_kernel:
+            self.fail(f"a __global__ function call must be configured: use {callee.name}<<<grid, block>>>(...)",
+                      expr.loc)
+        self.check_call_space(callee, expr.loc)
+        expr.args = self.convert_args(callee, args, expr.loc)
+        expr.callee = callee
+        expr.type = callee.type.ret
+        return expr
+
+    def check_call_space(self, callee: FunctionSymbol, loc) -> None:
+        caller = self.function
+        if caller is None:
+            return
+        if caller.on_device and not callee.on_device:
+            where = "__global__" if caller.is_kernel else "__device__"
+            self.fail(f"calling a __host__ function(\"{callee.name}\") from a {where} function(\"{caller.name}\") "
+                      f"is not allowed", loc)
+        if not caller.on_device and not callee.on_host:
+            self.fail(f"calling a __device__ function(\"{callee.name}\") from a __host__ function"
+                      f"(\"{caller.name}\") is not allowed", loc)
+
+    def convert_args(self, callee: FunctionSymbol, args: list[A.Expr], loc) -> list[A.Expr]:
+        params = callee.type.params
+        if len(args) < len(params) or (len(args) > len(params) and not callee.type.variadic):
+            few = "few" if len(args) < len(params) else "many"
+            self.fail(f"too {few} arguments to function call, expected {len(params)}, have {len(args)}", loc)
+        out = []
+        for k, arg in enumerate(args):
+            if k < len(params):
+                out.append(self.convert_assign(arg, params[k], "passing argument"))
+            else:  # default argument promotions for `...`
+                t = arg.type
+                if t == FLOAT:
+                    out.append(self.implicit(arg, DOUBLE))
+                elif is_integer(t) and not isinstance(t, EnumType):
+                    out.append(self.implicit(arg, promote(t)))
+                else:
+                    out.append(arg)
+        return out
+
+    def check_launch(self, expr: A.Launch) -> A.Expr:
+        args = [self.operand(a) for a in expr.args]
+        callee = self.resolve_callee(expr.func, args, expr.loc)
+        expr.func.symbol = callee
+        expr.func.type = callee.type
+        if not callee.is_kernel:
+            self.fail(f"'{callee.name}' is not a __global__ function and cannot be launched", expr.func.loc)
+        if self.function is not None and self.function.on_device:
+            self.fail("launching a kernel from device code (dynamic parallelism) is not supported", expr.loc)
+        if not 2 <= len(expr.config) <= 4:
+            self.fail(f"a launch configuration takes 2 to 4 arguments, {len(expr.config)} given", expr.loc)
+        config = []
+        for k, c in enumerate(expr.config):
+            c = self.operand(c)
+            if k < 2:
+                if isinstance(c.type, StructType) and c.type.name in ("dim3", "uint3"):
+                    config.append(c)
+                elif is_integer(c.type):
+                    config.append(self.implicit(c, UINT))
+                else:
+                    self.fail(f"launch dimension must be an integer or dim3, not '{c.type}'", c.loc)
+            elif k == 2:
+                config.append(self.convert_assign(c, SIZE_T, "passing shared memory size"))
+            else:
+                config.append(c)
+        expr.config = config
+        expr.args = self.convert_args(callee, args, expr.loc)
+        expr.callee = callee
+        expr.type = VOID
+        return expr
+
+    def check_index(self, expr: A.Index) -> A.Expr:
+        base = self.operand(expr.base)
+        index = self.operand(expr.index)
+        if is_integer(base.type) and is_pointer(index.type):
+            base, index = index, base
+        if not is_pointer(base.type):
+            self.fail(f"subscripted value is not an array or pointer (type '{base.type}')", expr.loc)
+        if not is_integer(index.type):
+            self.fail(f"array subscript is not an integer (type '{index.type}')", index.loc)
+        if isinstance(base.type.pointee, VoidType):
+            self.fail("subscript of a 'void *' pointer", expr.loc)
+        self.require_complete_pointee(base.type, expr.loc)
+        expr.base = base
+        expr.index = self.implicit(index, promote(index.type))
+        expr.type = base.type.pointee
+        return expr
+
+    def check_member(self, expr: A.Member) -> A.Expr:
+        base = self.check_expr(expr.base)
+        t = base.type
+        if expr.arrow:
+            base = self.rvalue(base)
+            if not is_pointer(base.type) or not isinstance(base.type.pointee, StructType):
+                self.fail(f"member reference type '{base.type}' is not a pointer to a struct", expr.loc)
+            t = base.type.pointee
+        elif not isinstance(t, StructType):
+            self.fail(f"member reference base type '{t}' is not a structure or union", expr.loc)
+        found = t.field(expr.name)
+        if found is None:
+            self.fail(f"no member named '{expr.name}' in '{t.name}'", expr.loc)
+        ftype = found[0]
+        if t.const:
+            ftype = with_quals(ftype, const=True)
+        expr.base = base
+        expr.type = ftype
+        return expr
+
+    def check_cast(self, expr: A.Cast) -> A.Expr:
+        t = self.resolve_type_name(expr.type_name)
+        operand = self.operand(expr.operand)
+        self.check_explicit_conversion(operand, t, expr.loc)
+        expr.operand = operand
+        expr.type = unqualified(t) if not isinstance(t, PointerType) else PointerType(t.pointee)
+        return expr
+
+    def check_cxx_cast(self, expr: A.CxxCast) -> A.Expr:
+        t = self.resolve_type_name(expr.type_name)
+        operand = self.operand(expr.operand)
+        vt = operand.type
+        if expr.kind == "reinterpret_cast":
+            ok = (is_pointer(t) or is_integer(t)) and (is_pointer(vt) or is_integer(vt)) and \
+                (is_pointer(t) or is_pointer(vt))
+            if not ok:
+                self.fail(f"reinterpret_cast from '{vt}' to '{t}' is not allowed", expr.loc)
+        elif expr.kind == "const_cast":
+            if not (is_pointer(t) and is_pointer(vt) and unqualified(t.pointee) == unqualified(vt.pointee)):
+                self.fail(f"const_cast from '{vt}' to '{t}' is not allowed", expr.loc)
+        else:
+            if is_pointer(t) and is_pointer(vt) and not (isinstance(t.pointee, VoidType) or
+                                                          isinstance(vt.pointee, VoidType) or
+                                                          unqualified(t.pointee) == unqualified(vt.pointee)):
+                self.fail(f"static_cast from '{vt}' to '{t}' is not allowed", expr.loc)
+            self.check_explicit_conversion(operand, t, expr.loc)
+        expr.operand = operand
+        expr.type = unqualified(t) if not isinstance(t, PointerType) else PointerType(t.pointee)
+        return expr
+
+    def check_explicit_conversion(self, operand: A.Expr, t: Type, loc) -> None:
+        vt = operand.type
+        if isinstance(t, VoidType):
+            return
+        if is_scalar(t) and is_scalar(vt):
+            if (is_float(t) and is_pointer(vt)) or (is_pointer(t) and is_float(vt)):
+                self.fail(f"cannot cast '{vt}' to '{t}'", loc)
+            return
+        if isinstance(t, StructType) and isinstance(vt, StructType) and t.name == vt.name:
+            return
+        self.fail(f"cannot cast '{vt}' to '{t}'", loc)
+
+    def resolve_type_name(self, type_name: A.TypeName) -> Type:
+        if type_name.type is None:
+            type_name.type = self.derive(self.base_type(type_name.specs), type_name.declarator)
+        return type_name.type
+
+    def check_sizeof_expr(self, expr: A.SizeofExpr) -> A.Expr:
+        operand = self.check_expr(expr.operand)
+        if isinstance(operand.type, (VoidType, FunctionType)):
+            self.fail(f"invalid application of 'sizeof' to '{operand.type}'", expr.loc)
+        expr.operand = operand
+        expr.type = SIZE_T
+        return expr
+
+    def check_sizeof_type(self, expr: A.SizeofType) -> A.Expr:
+        t = self.resolve_type_name(expr.type_name)
+        if isinstance(t, FunctionType) or (isinstance(t, StructType) and not t.complete):
+            self.fail(f"invalid application of 'sizeof' to '{t}'", expr.loc)
+        expr.type = SIZE_T
+        return expr
+
+    def check_construct(self, expr: A.Construct, known_type: Type | None = None) -> A.Expr:
+        t = known_type or self.resolve_type_name(expr.type_name)
+        args = [self.operand(a) for a in expr.args]
+        if isinstance(t, StructType) and t.name in ("dim3", "uint3"):
+            if len(args) > 3:
+                self.fail(f"dim3 takes at most 3 values, {len(args)} given", expr.loc)
+            expr.args = [self.convert_assign(a, UINT, "constructing dim3") for a in args]
+        elif is_scalar(t):
+            if len(args) > 1:
+                self.fail(f"functional cast to '{t}' takes one value", expr.loc)
+            if args:
+                self.check_explicit_conversion(args[0], t, expr.loc)
+            expr.args = args
+        else:
+            self.fail(f"cannot construct a value of type '{t}'", expr.loc)
+        expr.type = unqualified(t)
+        return expr
+
+    # ---- constant expressions ----------------------------------------------------------
+    def constant_int(self, expr: A.Expr) -> int:
+        expr = self.check_expr(expr)
+        value = constant_value(expr)
+        if not isinstance(value, int):
+            self.fail("expression is not an integer constant expression", expr.loc)
+        return value
+
+
+def constant_value(expr: A.Expr):
+    """The value of a constant expression (int or float), or None."""
+    if isinstance(expr, (A.IntLit, A.CharLit)):
+        return expr.value
+    if isinstance(expr, A.BoolConst):
+        return int(expr.value)
+    if isinstance(expr, A.FloatLit):
+        return expr.value
+    if isinstance(expr, A.Ident) and isinstance(expr.symbol, EnumConstSymbol):
+        return expr.symbol.value
+    if isinstance(expr, (A.ImplicitCast, A.Cast)):
+        inner = constant_value(expr.operand)
+        if inner is None:
+            return None
+        return convert_constant(inner, expr.type)
+    if isinstance(expr, A.SizeofType):
+        return sizeof(expr.type_name.type)
+    if isinstance(expr, A.SizeofExpr):
+        return sizeof(expr.operand.type)
+    if isinstance(expr, A.Unary):
+        inner = constant_value(expr.operand)
+        if inner is None:
+            return None
+        if expr.op == "-":
+            return convert_constant(-inner, expr.type)
+        if expr.op == "+":
+            return inner
+        if expr.op == "~":
+            return convert_constant(~inner, expr.type)
+        if expr.op == "!":
+            return int(not inner)
+        return None
+    if isinstance(expr, A.Binary):
+        a, b = constant_value(expr.lhs), constant_value(expr.rhs)
+        if a is None or b is None:
+            return None
+        try:
+            value = fold_binary(expr.op, a, b, expr.lhs.type)
+        except ZeroDivisionError:
+            return None
+        return convert_constant(value, expr.type) if value is not None else None
+    if isinstance(expr, A.Conditional):
+        cond = constant_value(expr.cond)
+        if cond is None:
+            return None
+        return constant_value(expr.then if cond else expr.else_)
+    return None
+
+
+def fold_binary(op: str, a, b, operand_type: Type):
+    """C's meaning of a binary operator on constants (the operands already converted)."""
+    if op == "+": return a + b
+    if op == "-": return a - b
+    if op == "*": return a * b
+    if op == "/":
+        if isinstance(a, float) or isinstance(b, float):
+            return a / b
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    if op == "%":
+        q = abs(a) // abs(b)
+        q = q if (a >= 0) == (b >= 0) else -q
+        return a - q * b
+    if op == "<<": return a << b
+    if op == ">>": return a >> b
+    if op == "&": return a & b
+    if op == "|": return a | b
+    if op == "^": return a ^ b
+    if op == "<": return int(a < b)
+    if op == ">": return int(a > b)
+    if op == "<=": return int(a <= b)
+    if op == ">=": return int(a >= b)
+    if op == "==": return int(a == b)
+    if op == "!=": return int(a != b)
+    if op == "&&": return int(bool(a) and bool(b))
+    if op == "||": return int(bool(a) or bool(b))
+    return None
+
+
+def convert_constant(value, t: Type):
+    """Convert a constant as C would: wrap integers to the type's width, truncate floats."""
+    if isinstance(t, IntType):
+        if t.name == "bool":
+            return int(bool(value))
+        value = int(value)
+        bits = t.size * 8
+        value &= (1 << bits) - 1
+        if t.signed and value >= 1 << (bits - 1):
+            value -= 1 << bits
+        return value
+    if isinstance(t, EnumType):
+        return int(value)
+    if isinstance(t, FloatType):
+        value = float(value)
+        if t.size == 4:
+            import struct
+            try:
+                value = struct.unpack("<f", struct.pack("<f", value))[0]
+            except OverflowError:
+                value = float("inf") if value > 0 else float("-inf")
+        return value
+    return value
+
+
+def analyze(unit: A.TranslationUnit, filename: str, source: str | None = None) -> Analyzer:
+    """Type-check the whole unit; raise CompileError with every diagnostic found."""
+    analyzer = Analyzer(filename)
+    analyzer.run(unit)
+    if analyzer.diagnostics:
+        raise CompileError(analyzer.diagnostics, source)
+    return analyzer
