@@ -1,0 +1,503 @@
+"""assign_regs: virtual registers -> physical registers, choosing as ptxas does.
+
+Expects: instructions in final order (blocks in layout order, branches naming block
+labels); registers virtual except precolored physical ones (R1 the stack pointer,
+UR4:UR5 the global-memory descriptor, RZ, PT).  A width-2 virtual register n is a
+64-bit value whose high half may be named on its own as n+1 (width 4: a quad).
+Virtual registers need not be in SSA form: a register may be written in several
+places (loop counters, conditional writes), and a predicated write keeps the old
+value when its guard is false.
+
+Guarantees: every register is physical; each value sits in one register, or in an
+even-aligned pair / 4-aligned quad; predicates in P0..P6; R1 is never given to a
+virtual value; every read sees the value its write left (check_regs checks it);
+func.num_regs is what ptxas reports as EIATTR_REGCOUNT.
+
+The algorithm is a greedy one, as ptxas's is, with ptxas's preferences measured
+over the corpus in tests/data/regalloc (docs/regalloc.md has the numbers):
+
+1. Values and liveness.  Every virtual register is a value (a pair and its halves
+   are one); liveness is computed per 32-bit unit over the CFG.  A result
+   interferes with what is live after its instruction, so it may take the register
+   of a source read there for the last time (IMAD R6, R6, c[0x0][0x0], R3).
+2. Late reads.  A load's address registers stay taken until the end of its block
+   and while the loaded value is live; a store's registers until the end of its
+   block.  ptxas does not reuse them (vadd's FADD writes R9, not the free R3/R5).
+3. Order.  Pairs, then quads, then single registers, each in virtual-register
+   order (ptxas takes values in its own vreg order, which follows the PTX, while
+   liveness is that of the final order; select_instrs numbers ours the same
+   way); 32-bit constants last; predicates longest-lived first.
+4. Choice.  Among the registers free for the value's whole life: fewest register
+   bank conflicts (two sources of one instruction in the same bank, reg % 2),
+   then a register the value can share with a dying source or result (coalescing
+   hints, followed through values not yet assigned), then the lowest number.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ..diagnostics import CompileError, Diagnostic
+from ..sass.ir import Imm, Mem, Reg
+
+# Physical registers that may hold virtual values, per file.  R1 is the stack
+# pointer (MOV R1, c[0x0][0x28]) and the zero registers (RZ, PT, URZ, UPT) read as
+# constants; everything else is free for the allocator.
+ALLOCATABLE = {
+    "R": [n for n in range(255) if n != 1],
+    "P": list(range(7)),
+    "UR": list(range(63)),
+    "UP": list(range(7)),
+}
+
+# EIATTR_REGCOUNT is the highest R register used plus 3, measured over the corpus
+# in tests/data/regalloc (vadd: R9 -> 12; matmul: R37 -> 40; i2d_sum: R10 -> 13).
+REGCOUNT_EXTRA = 2
+
+BRANCHES = frozenset({"BRA", "BRX", "JMP", "JMX"})
+ENDS = frozenset({"EXIT", "RET", "KILL"})
+
+
+# --- operands --------------------------------------------------------------------
+
+def read_regs(instr) -> list[Reg]:
+    """Registers an instruction reads: sources, address bases, indexed constant
+    banks and its guard predicate."""
+    out = []
+    for op in instr.srcs:
+        if isinstance(op, Reg):
+            out.append(op)
+        elif isinstance(op, Mem):
+            out += [r for r in (op.base, op.ubase) if r is not None]
+        elif isinstance(getattr(op, "index", None), Reg):
+            out.append(op.index)
+    if instr.pred is not None:
+        out.append(instr.pred)
+    return [r for r in out if not r.is_zero]
+
+
+def source_regs(instr) -> list[Reg]:
+    """Registers an instruction reads as operands (its guard predicate excluded)."""
+    return [r for r in read_regs(instr) if r is not instr.pred]
+
+
+def written_regs(instr) -> list[Reg]:
+    return [r for r in instr.dsts if isinstance(r, Reg) and not r.is_zero]
+
+
+def units(reg: Reg) -> list[tuple]:
+    """The 32-bit register units a register operand covers: (file, num, virtual)."""
+    return [(reg.file, reg.num + k, reg.virtual) for k in range(reg.width)]
+
+
+def is_guarded(instr) -> bool:
+    """A predicated instruction may not execute: its writes keep the old value."""
+    return instr.pred is not None and not (instr.pred.is_zero and not instr.pred.inv)
+
+
+def map_regs(instr, fn) -> None:
+    """Replace every register operand of `instr` by fn(reg) (address bases too)."""
+    def one(op):
+        if isinstance(op, Reg):
+            return fn(op)
+        if isinstance(op, Mem):
+            return replace(op, base=fn(op.base) if op.base is not None else None,
+                           ubase=fn(op.ubase) if op.ubase is not None else None)
+        if isinstance(getattr(op, "index", None), Reg):
+            return replace(op, index=fn(op.index))
+        return op
+    instr.dsts = [one(op) for op in instr.dsts]
+    instr.srcs = [one(op) for op in instr.srcs]
+    if instr.pred is not None:
+        instr.pred = fn(instr.pred)
+
+
+# --- control flow and liveness ------------------------------------------------------
+
+@dataclass
+class Code:
+    """A function's instructions in order, with the block structure around them."""
+    instrs: list                   # every instruction, layout order
+    block_of: list                 # instruction index -> block index
+    starts: list                   # block index -> first instruction index
+    succs: list                    # block index -> successor block indices
+    live_out: list = field(default_factory=list)   # instruction index -> set of units
+
+    @property
+    def preds(self) -> list:
+        preds = [[] for _ in self.starts]
+        for b, succ in enumerate(self.succs):
+            for s in succ:
+                preds[s].append(b)
+        return preds
+
+    def block_range(self, b: int) -> range:
+        end = self.starts[b + 1] if b + 1 < len(self.starts) else len(self.instrs)
+        return range(self.starts[b], end)
+
+
+def successors(func) -> list[list[int]]:
+    """Successor blocks of each block: branch targets, and the next block unless
+    the block ends in an unconditional branch or exit."""
+    index = {block.label: b for b, block in enumerate(func.blocks)}
+    succs = []
+    for b, block in enumerate(func.blocks):
+        out, falls = [], True
+        for instr in block.instrs:
+            if instr.op in BRANCHES:
+                out += [index[op.label] for op in instr.srcs if getattr(op, "label", None) in index]
+            if instr.op in BRANCHES | ENDS and not is_guarded(instr):
+                falls = False
+        if falls and b + 1 < len(func.blocks):
+            out.append(b + 1)
+        succs.append(sorted(set(out)))
+    return succs
+
+
+def build_code(func) -> Code:
+    instrs, block_of, starts = [], [], []
+    for b, block in enumerate(func.blocks):
+        starts.append(len(instrs))
+        instrs += block.instrs
+        block_of += [b] * len(block.instrs)
+    code = Code(instrs, block_of, starts, successors(func))
+    code.live_out = liveness(code)
+    return code
+
+
+def uses_and_kills(instr) -> tuple[set, set]:
+    used = {u for r in read_regs(instr) for u in units(r)}
+    killed = set() if is_guarded(instr) else {u for r in written_regs(instr) for u in units(r)}
+    return used, killed
+
+
+def liveness(code: Code) -> list[set]:
+    """Units live after each instruction (a guarded write does not kill)."""
+    effects = [uses_and_kills(i) for i in code.instrs]
+    live_in = [set() for _ in code.starts]
+    changed = True
+    while changed:
+        changed = False
+        for b in reversed(range(len(code.starts))):
+            live = set().union(*(live_in[s] for s in code.succs[b]))
+            for i in reversed(code.block_range(b)):
+                used, killed = effects[i]
+                live = (live - killed) | used
+            if live != live_in[b]:
+                live_in[b], changed = live, True
+    live_out = [set() for _ in code.instrs]
+    for b in range(len(code.starts)):
+        live = set().union(*(live_in[s] for s in code.succs[b]))
+        for i in reversed(code.block_range(b)):
+            live_out[i] = live
+            used, killed = effects[i]
+            live = (live - killed) | used
+    return live_out
+
+
+# --- values -------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Value:
+    """One virtual register: `width` consecutive units from virtual number `first`,
+    named by operands at (offset, width) positions that must stay aligned."""
+    file: str
+    first: int
+    width: int
+    refs: set = field(default_factory=set)
+    phys: int | None = None
+    defs: list = field(default_factory=list)   # (instr index, operand) writing it
+    uses: list = field(default_factory=list)   # (instr index, operand) reading it
+
+    def unit(self, k: int) -> tuple:
+        return (self.file, self.first + k, True)
+
+    def fits(self, base: int) -> bool:
+        return all((base + offset) % width == 0 for offset, width in self.refs)
+
+    def __repr__(self) -> str:
+        where = f"->{self.file}{self.phys}" if self.phys is not None else ""
+        return f"%{self.file}{self.first}:{self.width}{where}"
+
+
+def collect_values(code: Code) -> dict:
+    """Virtual unit -> its Value.  Operands that overlap name the same value (a pair
+    n and its high half n+1); each Value also learns where it is written and read."""
+    spans: dict = {}
+    for instr in code.instrs:
+        for reg in written_regs(instr) + read_regs(instr):
+            if reg.virtual:
+                spans.setdefault(reg.file, set()).add((reg.num, reg.width))
+    value_of = {}
+    for file, refs in spans.items():
+        current = None
+        for num, width in sorted(refs):
+            if current is None or num >= current.first + current.width:
+                current = Value(file, num, width)
+            current.width = max(current.width, num + width - current.first)
+            current.refs.add((num - current.first, width))
+            for k in range(num, num + width):
+                value_of[(file, k, True)] = current
+    for value in set(value_of.values()):
+        while value.width & (value.width - 1):   # a 3-unit span is a quad
+            value.width += 1
+    for i, instr in enumerate(code.instrs):
+        for reg in written_regs(instr):
+            if reg.virtual:
+                value_of[reg.key()].defs.append((i, reg))
+        for reg in read_regs(instr):
+            if reg.virtual:
+                value_of[reg.key()].uses.append((i, reg))
+    return value_of
+
+
+# --- interference -------------------------------------------------------------------------------
+
+# Loads whose address registers ptxas does not reuse for the rest of the block, nor
+# while the loaded value is live (measured: in vadd the sum avoids R2..R5, the dead
+# address pairs of the two loads it adds; i2f_f2i's FMUL avoids R3 after the
+# loaded value died).  Without this rule the corpus match drops by a quarter.
+LOADS = frozenset({"LDG", "LD", "LDS", "LDL", "LDC", "ATOMG", "ATOM", "ATOMS"})
+STORES = frozenset({"STG", "ST", "STS", "STL", "RED"})
+
+
+def occupancy(code: Code) -> list[set]:
+    """Units that a write by each instruction must not overwrite: the live units
+    after it, plus the address units of each load up to the end of its block and
+    wherever its result is still to be read (up to and including its last reader)."""
+    occupied = [set(live) for live in code.live_out]
+    live_in = [(code.live_out[i] - uses_and_kills(instr)[1]) | uses_and_kills(instr)[0]
+               for i, instr in enumerate(code.instrs)]
+    for i, instr in enumerate(code.instrs):
+        if instr.op in STORES:
+            srcs = [u for r in read_regs(instr) if r is not instr.pred for u in units(r)]
+            for j in code.block_range(code.block_of[i]):
+                if j > i:
+                    occupied[j].update(srcs)
+        if instr.op not in LOADS:
+            continue
+        address = [u for op in instr.srcs if isinstance(op, Mem) and op.base is not None
+                   and not op.base.is_zero for u in units(op.base)]
+        result = [u for r in written_regs(instr) for u in units(r)]
+        if not address:
+            continue
+        for j in code.block_range(code.block_of[i]):
+            if j > i:
+                occupied[j].update(address)
+        for j, live in enumerate(live_in):
+            if j != i and any(u in live for u in result):
+                occupied[j].update(address)
+    return occupied
+
+
+def interference(code: Code, occupied: list[set]) -> dict:
+    """Unit -> the units that must not share its register: everything occupied
+    after an instruction that writes it, and the other results of that instruction.
+    A result may take the register of a source the instruction reads for the last
+    time (IMAD R6, R6, ...), as the hardware reads sources before it writes."""
+    conflicts: dict = {}
+    for i, instr in enumerate(code.instrs):
+        written = [u for r in written_regs(instr) for u in units(r)]
+        for d in written:
+            for other in occupied[i] | set(written):
+                if other != d and other[0] == d[0]:
+                    conflicts.setdefault(d, set()).add(other)
+                    conflicts.setdefault(other, set()).add(d)
+    return conflicts
+
+
+# --- choosing registers ---------------------------------------------------------------------------
+
+@dataclass
+class Allocation:
+    code: Code
+    value_of: dict
+    conflicts: dict
+
+    def values(self) -> list:
+        return sorted(set(self.value_of.values()), key=lambda v: (v.file, v.first))
+
+    def register(self, reg: Reg) -> int | None:
+        """The physical number an operand has now (None while its value is unassigned)."""
+        if not reg.virtual:
+            return reg.num
+        value = self.value_of[reg.key()]
+        return None if value.phys is None else value.phys + reg.num - value.first
+
+    def free_bases(self, value: Value) -> list[int]:
+        """Bases where `value` fits: aligned, allocatable, and clear of every
+        assigned value it interferes with."""
+        bad = set()
+        for k in range(value.width):
+            for other in self.conflicts.get(value.unit(k), ()):
+                if not other[2]:
+                    bad.add(other[1] - k)
+                    continue
+                owner = self.value_of[other]
+                if owner is not value and owner.phys is not None:
+                    bad.add(owner.phys + other[1] - owner.first - k)
+        regs = ALLOCATABLE[value.file]
+        allowed = set(regs)
+        return [p for p in regs if p not in bad and value.fits(p)
+                and all(p + k in allowed for k in range(value.width))]
+
+    def dies_at(self, i: int, reg: Reg) -> bool:
+        return not any(u in self.code.live_out[i] for u in units(reg))
+
+
+def allocation_order(alloc: Allocation) -> list:
+    """Pairs, then quads, then single registers, each in virtual-number order, with
+    32-bit constants (a MOV of an immediate) last; predicates longest-lived first.
+    ptxas takes values in the order of its own virtual registers, which follows
+    the PTX (swap2: a's address pair gets R2:R3 although the scheduler puts b's
+    IMAD.WIDE first), and numbers the constants it materializes while lowering
+    (MOV R7, 0x4 for IMAD.WIDE) last; select_instrs numbers ours in PTX order and
+    fold_constants' constants last.  Pairs before quads: vec4's quad lands in R8
+    because its output address pair took R4:R5 first.  For predicates,
+    longest-first halves the misses against virtual-number order (80 -> 38)."""
+    def key(value: Value) -> tuple:
+        if value.file in ("P", "UP"):
+            return (value.file, False, False, False, -span(alloc, value), value.first)
+        return (value.file, value.width == 1, value.width > 2, value.width == 1 and is_constant(alloc, value),
+                0, value.first)
+    return sorted(alloc.values(), key=key)
+
+
+def span(alloc: Allocation, value: Value) -> int:
+    """How many instructions `value` is live after."""
+    return sum(1 for live in alloc.code.live_out if any(value.unit(k) in live for k in range(value.width)))
+
+
+CONSTANT_MOVES = frozenset({"MOV", "IMAD.MOV.U32"})
+
+
+def is_constant(alloc: Allocation, value: Value) -> bool:
+    """Written only by moves of an immediate: cheap to rematerialize, so ptxas gives
+    it a register after everything else (sum8: the 4 of IMAD.WIDE lands in R19)."""
+    return bool(value.defs) and all(
+        alloc.code.instrs[i].name in CONSTANT_MOVES and alloc.code.instrs[i].pred is None
+        and all(isinstance(op, Imm) or (isinstance(op, Reg) and op.is_zero) for op in alloc.code.instrs[i].srcs)
+        for i, _ in value.defs)
+
+
+def placements(dst_width: int, src_width: int, src_slot: int) -> list[tuple[int, int]]:
+    """(unit of the result, unit of the source) that may share a register, best
+    first: a pair built from single sources keeps them in operand order (IMAD.WIDE
+    R6, R6, R7), a single result in a dying pair takes its low half first."""
+    if dst_width == src_width:
+        return [(0, 0)]
+    if dst_width > src_width:
+        natural = (src_slot * src_width) % dst_width
+        return [(natural, 0)] + [(t, 0) for t in range(0, dst_width, src_width) if t != natural]
+    return [(0, j) for j in range(src_width)]
+
+
+HINT_DEPTH = 3
+
+
+def hints(alloc: Allocation, value: Value) -> list[int]:
+    """Bases for `value` that let an instruction's result share the register of a
+    source it reads for the last time, best first: the assigned dying sources of
+    the instructions that write `value`, then the results of the instructions
+    that read `value` last (see result_hints)."""
+    out = []
+    for i, dst in value.defs:
+        for slot, src in enumerate(source_regs(alloc.code.instrs[i])):
+            where = alloc.register(src)
+            if (where is not None and src.file == value.file and _other(alloc, src, value)
+                    and alloc.dies_at(i, src)):
+                out += _placed(where, dst.width, src.width, slot, dst.num - value.first, +1)
+    return out + result_hints(alloc, value, HINT_DEPTH)
+
+
+def result_hints(alloc: Allocation, value: Value, depth: int) -> list[int]:
+    """Bases putting `value` on a result of an instruction that reads it last.  A
+    result not yet assigned lends its own result hints, up to `depth` steps: ctaid
+    dies into i = ctaid * ntid + tid, i dies into the pair of IMAD.WIDE, so ctaid
+    heads for the pair's low half (vadd: R6)."""
+    out = []
+    for i, src in value.uses:
+        if not alloc.dies_at(i, src):
+            continue
+        slot = next((n for n, r in enumerate(source_regs(alloc.code.instrs[i])) if r is src), 0)
+        for dst in written_regs(alloc.code.instrs[i]):
+            if dst.file != value.file or not _other(alloc, dst, value):
+                continue
+            where = alloc.register(dst)
+            if where is None and depth > 0:
+                other = alloc.value_of[dst.key()]
+                found = result_hints(alloc, other, depth - 1)
+                where = found[0] + dst.num - other.first if found else None
+            if where is not None:
+                out += _placed(where, dst.width, src.width, slot, src.num - value.first, -1)
+    return out
+
+
+def _other(alloc: Allocation, reg: Reg, value: Value) -> bool:
+    return not reg.virtual or alloc.value_of[reg.key()] is not value
+
+
+def _placed(where: int, dst_width: int, src_width: int, slot: int, offset: int, direction: int) -> list[int]:
+    """Bases for our value that put its operand (at `offset` in it) on a partner
+    at register `where`: a source of ours (+1) or a result of ours (-1)."""
+    out = []
+    for t, j in placements(dst_width, src_width, slot):
+        shift = j - t if direction > 0 else t - j
+        out.append(where + shift - offset)
+    return out
+
+
+def bank_conflicts(alloc: Allocation, value: Value) -> tuple[int, int]:
+    """For a value based at an even and at an odd register: how many register
+    sources it would share a bank (register number mod 2) with, over the
+    instructions that read it.  Measured over the corpus: FADD's two sources
+    differ in bank 103 times out of 103, IMAD's 259 of 266, a stored value sits in
+    the bank opposite its address register 103 of 104 times; a pair counts as its
+    first register."""
+    counts = [0, 0]
+    if value.file != "R":
+        return (0, 0)
+    for i, mine in value.uses:
+        for other in source_regs(alloc.code.instrs[i]):
+            where = alloc.register(other) if other is not mine and other.file == "R" and _other(alloc, other, value) else None
+            if where is not None:
+                counts[(where - mine.num + value.first) % 2] += 1
+    return (counts[0], counts[1])
+
+
+def choose(alloc: Allocation, value: Value) -> int:
+    """The fewest bank conflicts, then a hinted register, then the lowest number
+    (scale: `FMUL R5, R0, c[..]` stores R5 through [R2.64] rather than reuse R0)."""
+    free = alloc.free_bases(value)
+    if not free:
+        raise CompileError(Diagnostic(
+            f"more {value.file} registers live at once than the {len(ALLOCATABLE[value.file])} "
+            f"available: ptxc does not spill registers"))
+    preferred = set(hints(alloc, value))
+    conflicts = bank_conflicts(alloc, value)
+    return min(free, key=lambda p: (conflicts[p % 2], p not in preferred, p))
+
+
+def assign_regs(func) -> None:
+    code = build_code(func)
+    alloc = Allocation(code, collect_values(code), interference(code, occupancy(code)))
+    for value in allocation_order(alloc):
+        value.phys = choose(alloc, value)
+    rewrite(alloc)
+    func.num_regs = regcount(code)
+
+
+def rewrite(alloc: Allocation) -> None:
+    def physical(reg: Reg) -> Reg:
+        if not reg.virtual:
+            return reg
+        value = alloc.value_of[reg.key()]
+        return replace(reg, num=value.phys + reg.num - value.first, virtual=False)
+    for instr in alloc.code.instrs:
+        map_regs(instr, physical)
+
+
+def regcount(code: Code) -> int:
+    """EIATTR_REGCOUNT: the highest R register used, plus one, plus REGCOUNT_EXTRA."""
+    top = max((u[1] for instr in code.instrs for r in written_regs(instr) + read_regs(instr)
+               if r.file == "R" for u in units(r)), default=-1)
+    return top + 1 + REGCOUNT_EXTRA

@@ -1,0 +1,518 @@
+"""set_control_codes: give every instruction its scheduling word, as ptxas would.
+
+Each sm_89 instruction carries a control word (ir.Control): how many cycles to
+stall before the next instruction issues, a yield hint, a scoreboard to set when a
+variable-latency result is written (wbar) or its sources have been read (rbar),
+the scoreboards to wait on before issuing, and operand-reuse flags.  The hardware
+does no dependency checking of its own: these bits are the only thing that keeps
+a consumer from reading a register before its producer wrote it.
+
+The numbers come from the latency table (ptxc/sass/sm_89_latencies.json, learned
+from ptxas by scripts/learn_sm89_latencies.py); opcodes are classified by that
+table, never by a chain of tests here.  docs/scheduling.md describes the model.
+
+Expects: a function after register allocation and ordering: physical registers,
+instructions in final order in `func.blocks`, branch targets as `ir.Target` labels
+naming blocks.  Padding (a `BRA` to its own block and NOPs, added by pad_text) may
+be present at the end.
+Guarantees, for every instruction:
+- a read or overwrite of a variable-latency result waits on that producer's
+  scoreboard, and so does an overwrite of a register a pending variable-latency
+  instruction still has to read (its read scoreboard), along every CFG path;
+- a reader of a fixed-latency result issues at least the table's latency after
+  its producer, along fallthrough and along taken branches (a branch's stall
+  covers what its target block needs), and no instruction issues sooner after
+  another than the two classes' pipe interval allows;
+- yield bits and reuse flags follow ptxas's rules; padding gets ptxas's codes.
+A dependency that would need a single stall above 15 cycles is clamped to 15
+(no latency in the sm_89 table comes near that).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..sass import latency
+from ..sass.ir import Control, Function, Instr, Reg, Target
+
+# CFG semantics (not scheduling classes): which instructions leave the block.
+TAKEN_EDGE_OPS = frozenset({"BRA", "JMP", "BRX"})
+NO_FALLTHROUGH_OPS = frozenset({"BRA", "JMP", "BRX", "EXIT", "RET", "KILL"})
+
+MAX_STALL = 15
+WINDOW = 24          # instructions looked back for dependencies
+HORIZON = 16         # cycles after which every fixed latency has elapsed
+SCOREBOARDS = 6
+REGISTER_BANKS = 2
+
+
+@dataclass
+class Slot:
+    """One instruction in layout order with what the model needs to know about it."""
+    instr: Instr
+    block: int
+    cls: str
+    info: dict
+    reads: list
+    writes: list                      # [(producer key, unit)]
+    padding: bool = False
+    read_units: set = field(default_factory=set)
+    write_units: set = field(default_factory=set)
+
+
+class Schedule:
+    """The function flattened into layout order, with its control-flow edges."""
+
+    def __init__(self, func: Function, table: latency.LatencyTable):
+        self.table = table
+        self.slots: list[Slot] = []
+        self.block_start: dict[str, int] = {}
+        for b, block in enumerate(func.blocks):
+            self.block_start[block.label] = len(self.slots)
+            for instr in block.instrs:
+                cls = table.op_class(instr)
+                slot = Slot(instr, b, cls, table.cls(cls), table.reads(instr), table.writes(instr))
+                slot.read_units = {r.unit for r in slot.reads}
+                slot.write_units = {unit for _, unit in slot.writes}
+                self.slots.append(slot)
+        for k, slot in enumerate(self.slots):
+            slot.padding = self._is_padding(k)
+        self.real = [k for k, s in enumerate(self.slots) if not s.padding]
+        self.targeted = {self.block_start[t] for k in self.real for t in self.targets(k)}
+
+    def _is_padding(self, k: int) -> bool:
+        instr = self.slots[k].instr
+        if instr.op == "NOP":
+            return True
+        return instr.op in TAKEN_EDGE_OPS and self.targets(k) == [self._label_at(k)]
+
+    def _label_at(self, k: int) -> str | None:
+        for label, start in self.block_start.items():
+            if start == k:
+                return label
+        return None
+
+    def targets(self, k: int) -> list[str]:
+        instr = self.slots[k].instr
+        if instr.op not in TAKEN_EDGE_OPS:
+            return []
+        return [s.label for s in instr.srcs
+                if isinstance(s, Target) and s.label in self.block_start]
+
+    def falls_through(self, k: int) -> bool:
+        instr = self.slots[k].instr
+        if instr.op in NO_FALLTHROUGH_OPS and instr.pred is None:
+            return False
+        return k + 1 < len(self.slots) and not self.slots[k + 1].padding
+
+    def successors(self, k: int) -> list[int]:
+        out = [k + 1] if self.falls_through(k) else []
+        return out + [self.block_start[t] for t in self.targets(k)]
+
+    def chain(self, j: int):
+        """Instructions that run right before j on the fallthrough path, nearest first."""
+        i = j - 1
+        while i >= 0 and j - i <= WINDOW and self.falls_through(i):
+            yield i
+            i -= 1
+
+
+def set_control_codes(func: Function, arch: str = "sm_89") -> None:
+    table = latency.load(arch)
+    sched = Schedule(func, table)
+    if not sched.real:
+        return
+    assign_scoreboards(sched)
+    assign_stalls(sched)
+    assign_yield(sched)
+    assign_reuse(sched)
+    assign_padding(sched)
+
+
+# --- scoreboards --------------------------------------------------------------------
+
+@dataclass
+class Pending:
+    """A scoreboard in flight: the producers it counts and the units they hold."""
+    kind: str               # 'w': results not yet written; 'r': sources not yet read
+    units: set
+    producers: set
+    waiter: int | None      # the first instruction expected to wait on it
+
+
+def first_event(sched: Schedule, start: int, is_use, is_clobber) -> tuple[int | None, int | None]:
+    """Walk forward from `start` along the CFG (depth-first, layout order first) and
+    return the first instruction satisfying is_use and the first satisfying
+    is_clobber, in layout order of discovery; either may be None."""
+    use = clobber = None
+    seen: set[int] = set()
+    stack = list(reversed(sched.successors(start)))
+    while stack:
+        k = stack.pop()
+        if k in seen or sched.slots[k].padding:
+            continue
+        seen.add(k)
+        hit_use = is_use(k)
+        hit_clobber = is_clobber(k)
+        if hit_use and (use is None or k < use):
+            use = k
+        if hit_clobber and (clobber is None or k < clobber):
+            clobber = k
+        if hit_use:
+            continue        # waiting here settles both what was written and what was read
+        stack.extend(reversed(sched.successors(k)))
+    return use, clobber
+
+
+def assign_scoreboards(sched: Schedule) -> None:
+    """wbar/rbar on variable-latency producers, waits before the first instruction that
+    needs each, propagated over the CFG until nothing changes."""
+    slots = sched.slots
+    wbar: dict[int, int] = {}
+    rbar: dict[int, int] = {}
+    waiter = find_waiters(sched)
+    entry: dict[int, dict[int, Pending]] = {}
+    waits = {k: 0 for k in sched.real}
+    for _ in range(4):
+        changed = False
+        state: dict[int, Pending] = {}
+        for k in sched.real:
+            if k in sched.targeted or k == sched.real[0]:
+                state = merge(state, entry.get(k, {}))
+            mask = 0
+            for sb, pend in list(state.items()):
+                hits = (slots[k].read_units | slots[k].write_units) if pend.kind == "w" \
+                    else slots[k].write_units
+                if pend.units & hits:
+                    mask |= 1 << sb
+            state = settle(state, mask)
+            if mask != waits[k]:
+                waits[k] |= mask
+                changed = True
+            if (k, "r") in waiter:
+                sb = rbar.get(k)
+                if sb is None:
+                    sb = rbar[k] = allocate(state, waiter[(k, "r")], 0)
+                vector_reads = {u for u in slots[k].read_units if u[0] == "R"}
+                add(state, sb, "r", vector_reads, k, waiter[(k, "r")])
+            if (k, "w") in waiter:
+                sb = wbar.get(k)
+                if sb is None:
+                    sb = wbar[k] = allocate(state, waiter[(k, "w")], slots[k].info["scoreboards"][0])
+                add(state, sb, "w", slots[k].write_units, k, waiter[(k, "w")])
+            for target in sched.targets(k):
+                t = sched.block_start[target]
+                merged = merge(entry.get(t, {}), state)
+                if not same(merged, entry.get(t, {})):
+                    entry[t] = merged
+                    changed = True
+            if not sched.falls_through(k):
+                state = {}
+        if not changed:
+            break
+    for k in sched.real:
+        ctrl = slots[k].instr.ctrl
+        ctrl.wait = waits[k]
+        ctrl.wbar = wbar.get(k, 7)
+        ctrl.rbar = rbar.get(k, 7)
+
+
+def find_waiters(sched: Schedule) -> dict[tuple[int, str], int]:
+    """For each variable-latency producer, the first instruction that must wait for its
+    result ('w': reads or overwrites it) and, when that comes first, the first that
+    overwrites a vector register it still has to read ('r').  Uniform registers are
+    read at issue and need no read scoreboard.  A producer on an in-order queue
+    needs neither when a later producer on the same queue is waited for first."""
+    slots = sched.slots
+    events: dict[int, tuple] = {}
+    for k in sched.real:
+        slot = slots[k]
+        if not slot.info["variable"]:
+            continue
+        dst = slot.write_units
+        vector_reads = {u for u in slot.read_units if u[0] == "R"}
+        events[k] = first_event(
+            sched, k,
+            is_use=lambda m: bool(dst & (slots[m].read_units | slots[m].write_units)),
+            is_clobber=lambda m: bool(vector_reads & slots[m].write_units)
+            and not queued_behind(slot.info, slots[m].info))
+    waiter = {}
+    for k, (use, clobber) in events.items():
+        if use is not None and not covered(sched, events, k, use, "w"):
+            waiter[(k, "w")] = use
+        if clobber is not None and (use is None or clobber < use) \
+                and not covered(sched, events, k, clobber, "r"):
+            waiter[(k, "r")] = clobber
+    return waiter
+
+
+def queued_behind(reader: dict, writer: dict) -> bool:
+    """An overwrite that cannot land before the reader has read: both on one queue
+    whose members complete in order (FP64 after FP64, LDS after STS)."""
+    return (reader.get("queue") is not None and reader.get("queue") == writer.get("queue")
+            and reader.get("in_order_results") and writer.get("in_order_results"))
+
+
+def covered(sched: Schedule, events: dict, k: int, event: int, kind: str) -> bool:
+    """Whether a later member of k's in-order queue settles k before `event`: on the
+    straight path from k to `event`, a blocking member (BAR.SYNC)
+    is issued (for reads), or a later producer whose own wait comes no later than
+    `event` (results complete in order; any wait implies earlier reads are done).
+    A fork in the path ends the search: coverage must hold on every path."""
+    queue = sched.slots[k].info.get("queue")
+    if queue is None:
+        return False
+    if kind == "w" and not sched.slots[k].info.get("in_order_results"):
+        return False
+    waits_seen: set[int] = set()
+    m = k
+    for _ in range(4 * WINDOW):
+        nxt = sched.successors(m)
+        if len(nxt) != 1:
+            return False
+        m = nxt[0]
+        if m == event:
+            return m in waits_seen
+        if m in waits_seen:
+            return True
+        other = sched.slots[m]
+        if other.info.get("queue") != queue:
+            continue
+        if kind == "r" and other.info.get("blocking"):
+            return True
+        if not other.info.get("in_order_results"):
+            continue        # only waits on in-order results tell how far the queue got
+        use, clobber = events.get(m, (None, None))
+        first = use if kind == "w" else min((x for x in (use, clobber) if x is not None), default=None)
+        if first is not None:
+            waits_seen.add(first)
+    return False
+
+
+def allocate(state: dict[int, "Pending"], first_waiter: int, lowest: int) -> int:
+    """A producer shares the scoreboard of pending producers that the same instruction
+    will wait for; otherwise it takes the lowest free one its class may use (global
+    memory starts at SB2), or, when all are taken, the last one."""
+    for sb, pend in sorted(state.items()):
+        if pend.waiter == first_waiter:
+            return sb
+    for sb in range(lowest, SCOREBOARDS):
+        if sb not in state:
+            return sb
+    return SCOREBOARDS - 1
+
+
+def add(state: dict[int, Pending], sb: int, kind: str, units: set, producer: int, waiter) -> None:
+    pend = state.get(sb)
+    if pend is None:
+        state[sb] = Pending(kind, set(units), {producer}, waiter)
+        return
+    pend.units |= units
+    pend.producers.add(producer)
+    if pend.kind != kind:
+        pend.kind = "w"  # a scoreboard counting both kinds: treat reads as writes (safe)
+        pend.units |= units
+    if waiter is not None and (pend.waiter is None or waiter < pend.waiter):
+        pend.waiter = waiter
+
+
+def settle(state: dict[int, Pending], mask: int) -> dict[int, Pending]:
+    """After waiting on `mask`: those scoreboards are free, and a producer whose write
+    completed has certainly read its sources too."""
+    done = set()
+    for sb in range(SCOREBOARDS):
+        if mask >> sb & 1 and sb in state:
+            if state[sb].kind == "w":
+                done |= state[sb].producers
+    out = {}
+    for sb, pend in state.items():
+        if mask >> sb & 1:
+            continue
+        if pend.kind == "r" and pend.producers <= done:
+            continue
+        out[sb] = pend
+    return out
+
+
+def merge(a: dict[int, Pending], b: dict[int, Pending]) -> dict[int, Pending]:
+    out = {sb: Pending(p.kind, set(p.units), set(p.producers), p.waiter) for sb, p in a.items()}
+    for sb, p in b.items():
+        if sb in out:
+            add(out, sb, p.kind, p.units, min(p.producers), p.waiter)
+            out[sb].producers |= p.producers
+        else:
+            out[sb] = Pending(p.kind, set(p.units), set(p.producers), p.waiter)
+    return out
+
+
+def same(a: dict[int, Pending], b: dict[int, Pending]) -> bool:
+    return a.keys() == b.keys() and all(
+        a[sb].kind == b[sb].kind and a[sb].units == b[sb].units for sb in a)
+
+
+# --- stalls -------------------------------------------------------------------------
+
+def distance(sched: Schedule, i: int, k: int, between: range) -> int:
+    """Cycles instruction k must issue after instruction i (i before k on one path)."""
+    table, si, sk = sched.table, sched.slots[i], sched.slots[k]
+    need = table.issue(si.cls, sk.cls, si.instr.ctrl.rbar != 7)
+    killed = set()
+    for m in between:
+        if sched.slots[m].instr.pred is None:
+            killed |= sched.slots[m].write_units
+    written = {unit: key for key, unit in si.writes if unit not in killed}
+    for read in sk.reads:
+        key = written.get(read.unit)
+        if key is not None:
+            need = max(need, table.raw(key, sk.cls, read.role))
+    if sk.write_units & si.read_units:
+        need = max(need, table.war(si.cls, sk.cls))
+    if any(unit in written for unit in sk.write_units):
+        need = max(need, table.waw(si.cls, sk.cls))
+    ctrl_i, ctrl_k = si.instr.ctrl, sk.instr.ctrl
+    for sb in (ctrl_i.wbar, ctrl_i.rbar):
+        if sb != 7 and ctrl_k.wait >> sb & 1 and not any(
+                sb in (sched.slots[m].instr.ctrl.wbar, sched.slots[m].instr.ctrl.rbar) for m in between):
+            need = max(need, si.info.get("wait_after_set", 2))
+    return need
+
+
+def assign_stalls(sched: Schedule) -> None:
+    slots, table, rules = sched.slots, sched.table, sched.table.rules_misc
+    real = sched.real
+    time: dict[int, int] = {}
+    for _ in range(5):      # until a forward branch sees its target's final offsets
+        previous = dict(time)
+        for n, j in enumerate(real):
+            if n == 0:
+                time[j] = 0
+                continue
+            p = real[n - 1]
+            t = time[p] + slots[p].info.get("min_stall", 1)
+            if n == 1:
+                t = max(t, time[p] + rules["entry_min_stall"])
+            if sched.falls_through(p):
+                if j in sched.targeted:
+                    t = max(t, time[p] + rules["before_label_min_stall"])
+                for i in sched.chain(j):
+                    if time[p] - time[i] >= HORIZON:
+                        break
+                    t = max(t, time[i] + distance(sched, i, j, range(i + 1, j)))
+            t = max(t, taken_edge_needs(sched, p, time, previous))
+            time[j] = t
+        if time == previous:
+            break
+    for n, j in enumerate(real):
+        ctrl = slots[j].instr.ctrl
+        if n + 1 < len(real):
+            stall = time[real[n + 1]] - time[j]
+        else:
+            stall = max(slots[j].info.get("min_stall", 1),
+                        taken_edge_needs(sched, j, time, time) - time[j])
+        ctrl.stall = min(MAX_STALL, max(slots[j].info.get("min_stall", 1), stall))
+
+
+def taken_edge_needs(sched: Schedule, br: int, time: dict, previous: dict) -> int:
+    """Earliest time the instruction after branch `br` may issue so that, when the
+    branch is taken, its target block's first instructions still see every latency:
+    the branch's stall is paid on both paths."""
+    need = 0
+    for target in sched.targets(br):
+        start = sched.block_start[target]
+        known = time if start <= br else previous
+        producers = [br] + list(sched.chain(br))
+        for k in range(start, min(len(sched.slots), start + WINDOW)):
+            if sched.slots[k].padding:
+                break
+            offset = (known[k] - known[start]) if (k in known and start in known) else k - start
+            if offset >= HORIZON:
+                break
+            for i in producers:
+                if time[br] - time[i] >= HORIZON:
+                    break
+                between = list(range(i + 1, br + 1)) + list(range(start, k))
+                need = max(need, time[i] + distance(sched, i, k, between) - offset)
+            if not sched.falls_through(k):
+                break
+    return need
+
+
+# --- yield and reuse ----------------------------------------------------------------
+
+def assign_yield(sched: Schedule) -> None:
+    """Decoupled instructions keep the bit set (no yield).  Coupled ones clear it from
+    3 stall cycles up, keep it at 1, and at 2 clear it once `yield_counter` cycles
+    have passed since the last instruction that cleared it."""
+    counter = sched.table.rules_misc["yield_counter"]
+    since = 0
+    for k in sched.real:
+        slot = sched.slots[k]
+        ctrl = slot.instr.ctrl
+        if ctrl.stall == 0:
+            bit = 0         # ERRBAR, and the padding: never a reason to keep the slot
+        elif slot.info["yield_mode"] == "always":
+            bit = 1
+        elif ctrl.stall >= 3:
+            bit = 0
+        elif ctrl.stall == 2:
+            bit = 0 if since >= counter else 1
+        else:
+            bit = 1
+        ctrl.yield_bit = bit
+        since = 0 if bit == 0 else since + ctrl.stall
+
+
+def source_regs(sched: Schedule, k: int) -> dict[int, Reg]:
+    """Reuse-cache slot -> the general register an instruction reads there."""
+    slot = sched.slots[k]
+    out = {}
+    for index, operand in enumerate(slot.instr.srcs):
+        if isinstance(operand, Reg) and operand.file == "R" and not operand.is_zero:
+            cache_slot = sched.table.reuse_slot(slot.instr, index)
+            if cache_slot is not None:
+                out[cache_slot] = operand
+    return out
+
+
+def bank(reg: Reg) -> int:
+    """Register bank: the reuse cache keeps one entry per operand slot and bank."""
+    return reg.num % REGISTER_BANKS
+
+
+def assign_reuse(sched: Schedule) -> None:
+    """A source is marked .reuse when the next instruction that uses the operand
+    reuse cache reads the same register in the same slot, with no read of another
+    register of the same bank through that slot, no yield (which lets another warp
+    evict the cache) and no write to the register in between.  Decoupled
+    instructions neither set nor disturb the cache."""
+    slots = sched.slots
+    for n, i in enumerate(sched.real):
+        slot = slots[i]
+        slot.instr.ctrl.reuse = 0
+        if not slot.info["reuse"] or slot.instr.ctrl.yield_bit == 0:
+            continue
+        bits = 0
+        for cache_slot, reg in source_regs(sched, i).items():
+            units = set(latency.reg_units(reg))
+            if units & slot.write_units:
+                continue
+            for k in sched.real[n + 1:]:
+                if not sched.falls_through(k - 1) or k in sched.targeted:
+                    break
+                other = slots[k]
+                if other.info["reuse"]:
+                    regs = source_regs(sched, k)
+                    if cache_slot in regs and bank(regs[cache_slot]) == bank(reg):
+                        if regs[cache_slot].key() == reg.key() and regs[cache_slot].width == reg.width:
+                            bits |= 1 << cache_slot
+                        break
+                if units & other.write_units or other.instr.ctrl.yield_bit == 0:
+                    break
+        slot.instr.ctrl.reuse = bits
+
+
+def assign_padding(sched: Schedule) -> None:
+    codes = sched.table.rules_misc["padding"]
+    for slot in sched.slots:
+        if slot.padding:
+            code = codes.get(slot.instr.op, {"stall": 0, "yield_bit": 0})
+            slot.instr.ctrl = Control(stall=code["stall"], yield_bit=code["yield_bit"])
