@@ -23,7 +23,7 @@ def run_line(command: str, path) -> str:
     assert argv[0] == "ptxc", "RUN lines start with ptxc"
     result = subprocess.run([sys.executable, "-m", "ptxc", *argv[1:]], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    return result.stdout + result.stderr
+    return result.stderr + result.stdout  # pass dumps (stderr) come before the final listing
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
