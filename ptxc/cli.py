@@ -60,6 +60,9 @@ def _write_atomically(path: Path, data: bytes | str) -> None:
     try:
         with os.fdopen(fd, mode) as out:
             out.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a compiler's output follows the umask
         os.replace(tmp, path)
     except OSError as exc:
         os.unlink(tmp)
