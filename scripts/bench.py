@@ -36,8 +36,13 @@ def median_seconds(run, runs: int) -> float:
 
 
 def command(args: list) -> callable:
+    # Python as users run it: bytecode cached (`pip install` compiles it; some
+    # sandboxes set PYTHONDONTWRITEBYTECODE, which would re-compile ptxc every run).
+    env = oracle._env()
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+
     def run():
-        subprocess.run([str(a) for a in args], check=True, capture_output=True, env=oracle._env())
+        subprocess.run([str(a) for a in args], check=True, capture_output=True, env=env)
     return run
 
 

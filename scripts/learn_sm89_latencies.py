@@ -544,12 +544,21 @@ def branch_targets(instrs) -> set[int]:
     return {s.addr for _, ins in instrs for s in ins.srcs if isinstance(s, Target) and s.addr is not None}
 
 
-def is_padding(instrs, k) -> bool:
-    """The BRA-to-self after the last EXIT and the NOPs after it."""
+def padding_start(instrs) -> int:
+    """Index of the BRA-to-self after the last EXIT, where the NOPs follow (a NOP
+    inside the code, which ptxas sometimes places at a label, is not padding)."""
+    k = len(instrs)
+    while k > 0 and padding_like(instrs, k - 1):
+        k -= 1
+    return k
+
+
+def padding_like(instrs, k) -> bool:
     addr, ins = instrs[k]
     if ins.op == "NOP":
         return True
-    return ins.op == "BRA" and any(isinstance(s, Target) and s.addr == addr for s in ins.srcs)
+    return (ins.op == "BRA" and ins.pred is None
+            and any(isinstance(s, Target) and s.addr == addr for s in ins.srcs))
 
 
 class Kernel:
@@ -557,8 +566,9 @@ class Kernel:
 
     def __init__(self, name: str, instrs, table: LatencyTable):
         self.name = name
-        self.instrs = [(a, i) for k, (a, i) in enumerate(instrs) if not is_padding(instrs, k)]
-        self.padding = [i for k, (a, i) in enumerate(instrs) if is_padding(instrs, k)]
+        cut = padding_start(instrs)
+        self.instrs = list(instrs[:cut])
+        self.padding = [i for _, i in instrs[cut:]]
         self.time, t = [], 0
         for _, ins in self.instrs:
             self.time.append(t)

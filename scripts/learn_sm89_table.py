@@ -206,32 +206,106 @@ def probe_ptx() -> str:
 
 
 # ---------------------------------------------------------------------------------------
-# What the table says beyond encodings (for scheduling and register allocation).  These
-# are declarations, not measurements: the latency classes name rows of a per-arch table
-# that the scheduler owns; widths say how many 32-bit registers an operand covers.
+# What the table says beyond encodings, for the emulator, the scheduler and the hazard
+# checker.  nvdisasm cannot tell these, so they are declarations, each written from the
+# PTX ISA / CUDA documentation of the operation, not measured:
+#
+# LATENCY: the scheduling class of each form, (op, a modifier token it must have or
+#   None, class), first match wins.  The class names are those of the scheduler's
+#   measured table (ptxc/sass/sm_89_latencies.json, op_rules), which owns the numbers.
 # ---------------------------------------------------------------------------------------
-LATENCY = {
-    "MOV": "alu", "IMAD": "imad", "IADD3": "alu", "ISETP": "alu", "LOP3": "alu",
-    "SHF": "alu", "SEL": "alu", "IMNMX": "alu", "LEA": "alu", "PRMT": "alu", "SGXT": "alu",
-    "FADD": "fma", "FMUL": "fma", "FFMA": "fma", "S2R": "s2r", "CS2R": "alu",
-    "ULDC": "uniform", "LDG": "mem_global", "STG": "mem_global", "EXIT": "branch",
-    "BRA": "branch", "NOP": "nop", "LDL": "mem_local", "STL": "mem_local",
-}
-# (op, modifier token or None, operand index, width in 32-bit registers)
+LATENCY = [
+    ("IMAD", "WIDE", "imad_wide"), ("IMAD", "HI", "imad_hi"), ("IMAD", None, "imad"),
+    ("HFMA2", "MMA", "fp16_mma"),
+    *[(op, None, "alu") for op in ("MOV", "IADD3", "LOP3", "SHF", "ISETP", "SEL", "PRMT", "LEA", "IMNMX", "IABS",
+                                   "SGXT", "FMNMX", "FSETP", "FSEL", "PLOP3", "P2R", "R2P", "BMSK", "I2FP", "F2FP",
+                                   "CS2R", "VABSDIFF", "VABSDIFF4")],
+    *[(op, None, "fma") for op in ("FFMA", "FADD", "FMUL")],
+    *[(op, None, "fp16") for op in ("HADD2", "HMUL2", "HFMA2", "HSETP2", "HMNMX2")],
+    *[(op, None, "fp64") for op in ("DADD", "DMUL", "DFMA", "DSETP")],
+    *[(op, None, "xu") for op in ("MUFU", "F2I", "I2F", "F2F", "FRND", "POPC", "BREV", "FCHK")],
+    ("FLO", None, "flo"), ("S2R", None, "s2r"),
+    *[(op, None, "uldc") for op in ("ULDC", "UMOV")],
+    *[(op, None, "udp") for op in ("UIADD3", "ULOP3", "USHF", "UISETP", "UIMAD", "USEL", "ULEA", "UFLO", "UPOPC",
+                                   "UBREV", "UPRMT", "USGXT")],
+    *[(op, None, "uniform_var") for op in ("S2UR", "R2UR", "REDUX")],
+    ("VOTEU", None, "voteu"), ("VOTE", None, "vote"), ("MATCH", None, "match"), ("SHFL", None, "shfl"),
+    *[(op, None, "lsu_shared") for op in ("LDS", "STS")], ("ATOMS", None, "atom_shared"),
+    *[(op, None, "atom_global") for op in ("ATOMG", "ATOM", "RED")],
+    *[(op, None, "lsu_global") for op in ("LDG", "STG", "LDL", "STL", "LD", "ST")],
+    ("LDC", None, "ldc"), ("BAR", None, "bar"), ("B2R", None, "bar"),
+    *[(op, None, "membar") for op in ("MEMBAR", "ERRBAR", "CCTL")],
+    *[(op, None, "branch") for op in ("BRA", "EXIT", "BSYNC", "CALL", "RET", "BREAK", "BRX", "JMP", "KILL")],
+    *[(op, None, "convergence") for op in ("BSSY", "WARPSYNC", "BMOV", "YIELD")],
+    ("NOP", None, "nop"),
+]
+# WIDTHS: registers an operand covers, (op, regex over the whole mnemonic, k, width):
+#   the k-th operand that is not a predicate (or a special register) covers `width`
+#   32-bit registers when the regex matches (IMAD.WIDE's destination and addend, the
+#   data of LDG.E.64, every operand of DADD); 1 otherwise.  Addresses say `.64` on their
+#   own.
+WIDE_LOADS = [(r"\.64(\.|$)", 2), (r"\.128(\.|$)", 4)]
 WIDTHS = [
-    ("IMAD", "WIDE", 0, 2), ("IMAD", "WIDE", 3, 2),
-    ("ULDC", "64", 0, 2),
-    ("LDG", "64", 0, 2), ("LDG", "128", 0, 4),
-    ("STG", "64", 1, 2), ("STG", "128", 1, 4),
-    ("LDL", "64", 0, 2), ("LDL", "128", 0, 4),
-    ("STL", "64", 1, 2), ("STL", "128", 1, 4),
-    ("CS2R", "32", 0, 1), ("CS2R", None, 0, 2),   # CS2R reads a 64-bit special register unless .32
+    ("IMAD", r"\.WIDE", 0, 2), ("IMAD", r"\.WIDE", 3, 2),
+    ("UIMAD", r"\.WIDE", 0, 2), ("UIMAD", r"\.WIDE", 3, 2),
+    ("ULDC", r"\.64", 0, 2), ("LDC", r"\.64", 0, 2),
+    *[(op, p, 0, w) for op in ("LDG", "LDS", "LDL", "LD") for p, w in WIDE_LOADS],
+    *[(op, p, 1, w) for op in ("STG", "STS", "STL", "ST", "RED") for p, w in WIDE_LOADS],
+    *[(op, r"\.64(\.|$)", k, 2) for op in ("ATOMG", "ATOM", "ATOMS") for k in (0, 2, 3)],
+    ("F2F", r"^F2F\.F64", 0, 2), ("F2F", r"^F2F\.[A-Z0-9]+\.F64", 1, 2),
+    ("F2I", r"\.[SU]64", 0, 2), ("F2I", r"\.F64", 1, 2),
+    ("I2F", r"^I2F\.F64", 0, 2), ("I2F", r"\.[SU]64", 1, 2),
+    *[(op, "", k, 2) for op in ("DADD", "DMUL", "DFMA", "DSETP") for k in range(4)],
+    ("CS2R", r"^CS2R(?!\.32)", 0, 2),
+    ("RET", "", 0, 2), ("CALL", "", 0, 2),  # the 64-bit return / target address
 ]
 # Which leading operands are written: by default the first register and the predicates
-# right after it (ISETP P0, PT; IADD3 R0, P0).  These say otherwise, by op and the kinds
-# the operands start with.
-NO_DSTS = {"STG", "STL", "EXIT", "BRA", "NOP"}
-DSTS = {("LOP3", ("P", "R")): 2}        # LOP3.LUT P0, R3, ...: the predicate and the register
+# right after it (ISETP P0, PT; IADD3 R0, P0).  DSTS says otherwise by op and the kinds
+# the operands start with; NO_DSTS ops write none of their operands.
+NO_DSTS = {"STG", "STS", "STL", "ST", "RED", "EXIT", "BRA", "NOP", "BSYNC", "BREAK", "WARPSYNC", "CALL", "RET",
+           "BAR", "YIELD", "CCTL", "MEMBAR", "ERRBAR"}
+DSTS = {
+    ("LOP3", ("P", "R")): 2,            # LOP3.LUT P0, RZ, ...: the predicate and the register
+    ("PLOP3", ("P", "P")): 2,           # PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x0
+    ("VOTE", ("R", "P")): 2,            # VOTE.ANY R4, PT, !P1
+    ("VOTE", ("P",)): 1,                # VOTE.ALL P1, P1 (RZ hidden)
+    ("VOTEU", ("UR", "UP")): 2,         # VOTEU.ANY UR6, UPT, PT
+    ("ATOMG", ("P", "R")): 2, ("ATOM", ("P", "R")): 2,   # ATOMG.E.ADD PT, R4, [R4.64], R7
+    ("SHFL", ("P", "R")): 2,            # SHFL.IDX PT, R5, R4, R5, 0x1f
+    ("MATCH", ("P", "R")): 2,           # MATCH.ALL P0, R9, R9
+}
+# Sources that the instruction also writes, by operand index.
+ALSO_WRITTEN = {"BMOV": (1,), "BREAK": (0,)}   # BMOV.32.CLEAR R16, B6 clears B6; BREAK B0
+# EFFECTS: (op, key, value) for what is not an operand:
+#   mem      {"space": global|shared|local|const|generic, "access": load|store|atomic|reduce}
+#   control  branch|exit|call|return|converge|warpsync|barrier|yield|fence
+#   implicit a register read (role src) or written (dst) that no operand names, with the
+#            modifier token it depends on ("if"): sm_89's `.E` global accesses read the
+#            64-bit memory descriptor that ptxas always loads into UR4 (ULDC.64 UR4,
+#            c[0x0][0x118]; sm_90 prints it: desc[UR4]); P2R reads P0..P6.
+E_DESCRIPTOR = {"role": "src", "file": "UR", "num": 4, "width": 2, "if": "E"}
+# HIDDEN: operand parts the word holds but nvdisasm does not print, so that flipping
+# their bits shows nothing: (op, part of its memory operand, bits).  The memory
+# descriptor register of `.E` global accesses is one: ptxas writes the UR of its
+# ULDC.64 URn, c[0x0][0x118] there (UR4 mostly, UR6/UR10/UR36 in other kernels:
+# seen in nvcc's words over testsuite/, and decode -> encode checks every such word).
+# Declared where it lies; used only where those bits print nothing (ATOMG.E.CAS keeps a
+# data register there).
+HIDDEN = [("LDG", "desc", [[32, 6, 0]]), *[(op, "desc", [[64, 6, 0]]) for op in ("STG", "RED", "ATOMG", "ATOM")]]
+EFFECTS = [
+    *[(op, "mem", {"space": space, "access": access}) for op, space, access in (
+        ("LDG", "global", "load"), ("STG", "global", "store"), ("LD", "generic", "load"), ("ST", "generic", "store"),
+        ("LDS", "shared", "load"), ("STS", "shared", "store"), ("LDL", "local", "load"), ("STL", "local", "store"),
+        ("LDC", "const", "load"), ("ULDC", "const", "load"), ("ATOMG", "global", "atomic"),
+        ("ATOM", "generic", "atomic"), ("ATOMS", "shared", "atomic"), ("RED", "global", "reduce"))],
+    *[(op, "implicit", E_DESCRIPTOR) for op in ("LDG", "STG", "LD", "ST", "ATOMG", "ATOM", "RED")],  # no desc field
+    ("P2R", "implicit", {"role": "src", "file": "P", "num": 0, "width": 7}),
+    *[(op, "control", c) for op, c in (
+        ("BRA", "branch"), ("BRX", "branch"), ("JMP", "branch"), ("EXIT", "exit"), ("KILL", "exit"),
+        ("CALL", "call"), ("RET", "return"), ("BSSY", "converge"), ("BSYNC", "converge"), ("BREAK", "converge"),
+        ("BMOV", "converge"), ("WARPSYNC", "warpsync"), ("BAR", "barrier"), ("YIELD", "yield"),
+        ("MEMBAR", "fence"), ("ERRBAR", "fence"), ("CCTL", "fence"))],
+]
 
 # Printing aliases: nvdisasm renames IMAD by its operand values.  These are hypotheses
 # (from looking at nvdisasm's output); step 5 keeps a rule on a form only if nvdisasm
@@ -298,6 +372,18 @@ def cuobjdump_words(cubin: Path) -> list[tuple[str, int, int, str]]:
     return out
 
 
+def compile_testsuite(tmp: Path) -> list[Path]:
+    """Every testsuite/*.cu compiled by nvcc for sm_89 (two at a time: nvcc is slow to
+    start and the machine is shared)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(cu: Path) -> Path:
+        return oracle.nvcc_cubin(cu, tmp / f"{cu.stem}.cubin", ARCH)
+
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(one, sorted((ROOT / "testsuite").glob("*.cu"))))
+
+
 def compile_probes(tmp: Path) -> Path:
     ptx = tmp / "probes.ptx"
     ptx.write_text(probe_ptx())
@@ -307,65 +393,83 @@ def compile_probes(tmp: Path) -> Path:
 # ---------------------------------------------------------------------------------------
 # Reading nvdisasm's text.
 # ---------------------------------------------------------------------------------------
-REG_RE = re.compile(r"^(UR|UP|R|P)(\d+|Z|T)((?:\.[A-Z0-9_]+)*)$")
-FLOAT_RE = re.compile(r"^[-+]?(\d+(\.\d*)?([eE][-+]?\d+)?|INF|QNAN|SNAN|NAN)$")
-
-
-def f32_bits(text: str) -> int | None:
-    if "NAN" in text:
-        return None
-    try:
-        return struct.unpack("<I", struct.pack("<f", float(text.replace("INF", "inf"))))[0]
-    except OverflowError:  # an f64 immediate (DADD): not an f32
-        return None
+REG_RE = re.compile(r"^(UR|UP|R|P|B)(\d+|Z|T)((?:\.[A-Z0-9_]+)*)$")
+NUM_RE = re.compile(r"^-?0x[0-9a-f]+$")
+FLOAT_RE = re.compile(r"^[-+]?(\d+(\.\d*)?([eE][-+]?\d+)?|INF|QNAN|SNAN)$")
+SREG_RE = re.compile(r"^(SR_[A-Z0-9_.]+|SRZ|SR\d+|PR)$")
 
 
 def reg_number(file: str, num: str) -> int:
     return ZERO[file] if num in ("Z", "T") else int(num)
 
 
+def parse_address(inner: str, d: dict) -> None:
+    """The terms of `[R2.64+UR4+0x10]` or the index of `c[0x3][R8+0x100]`: a missing
+    base register is RZ (nvdisasm leaves it out of `[0x4]`), a missing offset 0."""
+    for term in inner.split("+"):
+        m = REG_RE.match(term)
+        if m and m.group(1) == "R":
+            sfx = m.group(3)[1:].split(".") if m.group(3) else []
+            d["base"] = reg_number("R", m.group(2))
+            if "64" in sfx:
+                d["base64"] = True
+                sfx.remove("64")
+            d["scale"] = ".".join(sfx)
+        elif m and m.group(1) == "UR" and not m.group(3):
+            d["ubase"] = reg_number("UR", m.group(2))
+        elif NUM_RE.match(term):
+            d["offset"] = int(term, 16)
+        else:
+            d.update(kind="X")
+
+
 def parse_operand(text: str) -> dict:
-    """An operand as a dict of named parts; 'kind' says which parts it has."""
-    d: dict = {"neg": False, "abs": False, "inv": False}
-    if text.endswith(".reuse"):
-        text, d["reuse"] = text[:-6], True
-    if text.startswith("-") and not FLOAT_RE.match(text) and not text.startswith("-0x"):
-        d["neg"], text = True, text[1:]
-    if text[:1] in "!~":
-        d["inv"], text = True, text[1:]
-    if len(text) > 2 and text[0] == "|" and text[-1] == "|":
-        d["abs"], text = True, text[1:-1]
-    m = REG_RE.match(text)
-    if m:
-        d.update(kind=m.group(1), num=reg_number(m.group(1), m.group(2)), sfx=m.group(3))
-        return d
-    m = re.match(r"^c\[(0x[0-9a-f]+)\]\[(-?0x[0-9a-f]+)\]$", text)
-    if m:
-        d.update(kind="C", bank=int(m.group(1), 16), offset=int(m.group(2), 16))
-        return d
-    if text.startswith("[") and text.endswith("]"):
-        d.update(kind="M", base=None, base64=False, ubase=None, offset=0)
-        for term in text[1:-1].split("+"):
-            m = REG_RE.match(term)
-            if m and m.group(1) == "R":
-                d.update(base=reg_number("R", m.group(2)), base64=m.group(3) == ".64")
-            elif m and m.group(1) == "UR":
-                d["ubase"] = reg_number("UR", m.group(2))
-            elif re.match(r"^-?0x[0-9a-f]+$", term):
-                d["offset"] = int(term, 16)
-            else:
-                d.update(kind="X", text=text)
-        return d
-    if text.startswith("SR_"):
-        d.update(kind="S", name=text)
-        return d
-    if re.match(r"^-?0x[0-9a-f]+$", text):
+    """An operand as a dict of named parts; 'kind' says which parts it has: a register
+    (R UR P UP B: num, sel), a constant (C: bank, offset, index), an integer (I: value), a
+    float (F: ftext, read as f16/f32/f64 once its field is learned), an address (M: base,
+    base64, scale, ubase, offset), a special register (S: name); neg/abs/inv flags."""
+    text = text.strip()
+    d: dict = {"neg": False, "abs": False, "inv": False, "text": text}
+    if ".reuse" in text:
+        text, d["reuse"] = text.replace(".reuse", ""), True
+    if NUM_RE.match(text):
         d.update(kind="I", value=int(text, 16))
         return d
     if FLOAT_RE.match(text):
-        d.update(kind="F", fbits=f32_bits(text), text=text)
+        d.update(kind="F", ftext=text)
         return d
-    d.update(kind="X", text=text)
+    if text.startswith("-"):
+        d["neg"], text = True, text[1:]
+    if text[:1] in "!~":
+        d["inv"], text = True, text[1:]
+    if text.startswith("|") and "|" in text[1:]:
+        k = text.index("|", 1)
+        d["abs"], text = True, text[1:k] + text[k + 1:]
+    m = REG_RE.match(text)
+    if m:
+        d.update(kind=m.group(1), num=reg_number(m.group(1), m.group(2)), sel=m.group(3)[1:])
+        return d
+    m = re.match(r"^c\[(0x[0-9a-f]+)\]\[(.*)\]$", text)
+    if m:
+        d.update(kind="C", bank=int(m.group(1), 16), offset=0, index=ZERO["R"], index_file="R")
+        idx: dict = {}
+        parse_address(m.group(2), idx)
+        d.update(offset=idx.get("offset", 0), index=idx.get("base", ZERO["R"]))
+        if idx.get("ubase") is not None and "base" not in idx:  # c[0x3][UR4]
+            d.update(index=idx["ubase"], index_file="UR")
+        elif idx.get("ubase") is not None:
+            d["kind"] = "X"
+        if idx.get("kind") or idx.get("scale") or idx.get("base64"):
+            d["kind"] = "X"
+        return d
+    if text.startswith("[") and text.endswith("]"):
+        d.update(kind="M", base=ZERO["R"], base64=False, scale="", ubase=None, offset=0)
+        parse_address(text[1:-1], d)
+        return d
+    if SREG_RE.match(text):
+        d.update(kind="S", name=text)
+        return d
+    d["kind"] = "X"
     return d
 
 
@@ -384,6 +488,19 @@ def split_operands(text: str) -> list[str]:
     if cur.strip():
         parts.append(cur.strip())
     return parts
+
+
+def operand_texts(text: str) -> list[tuple[str, str]]:
+    """(separator before it, text) per operand: nvdisasm separates operands by ', ' but
+    for a register and a target by a space (`CALL.REL.NOINC R8 0x0`)."""
+    out = []
+    for part in split_operands(text):
+        words = part.split()
+        if len(words) == 2 and REG_RE.match(words[0]) and NUM_RE.match(words[1]):
+            out += [(", ", words[0]), (" ", words[1])]
+        else:
+            out.append((", ", part))
+    return out
 
 
 @dataclass
@@ -412,15 +529,20 @@ def parse_instr(text: str) -> Parsed:
     names = {token for token, _ in ALIASES.get(op, [])}
     if mods and mods[0] in names:  # canonical form: learn without the printing alias
         alias = mods.pop(0)
-    return Parsed(guard, guard_file, op, tuple(mods), [parse_operand(t) for t in split_operands(rest)], alias)
+    operands = []
+    for sep, t in operand_texts(rest):
+        operands.append(dict(parse_operand(t), sep=sep) if sep != ", " else parse_operand(t))
+    return Parsed(guard, guard_file, op, tuple(mods), operands, alias)
 
 
 # ---------------------------------------------------------------------------------------
 # Bit classification.
 # ---------------------------------------------------------------------------------------
-NUMERIC = {"num", "bank", "offset", "value", "fbits", "base", "ubase", "target"}
+NUMERIC = {"num", "bank", "offset", "index", "value", "base", "ubase", "target"}
 FLAGS = {"neg", "abs", "inv", "base64"}
-IGNORED = {"reuse", "text"}
+FLOAT_PART = "ftext"                  # learned as f32, f64 (high word) or f16 bits
+NAMED = {"sel", "scale", "name"}      # enumerated: value -> text
+IGNORED = {"reuse", "text", "sep"}
 
 
 def bit(word: int, pos: int) -> int:
@@ -537,7 +659,12 @@ class Draft:
     guard_file: str | None = None
     derived: bool = False                          # an opcode bit away from a ptxas word
     parent_operand_bits: set = field(default_factory=set)
-    omit_pt: set = field(default_factory=set)      # predicate operands nvdisasm hides when PT
+    omit_zero: set = field(default_factory=set)    # operands nvdisasm hides when RZ/PT
+    floats: dict = field(default_factory=dict)     # operand index -> f16 / f32 / f64
+    rz_base: dict = field(default_factory=dict)    # memory operand index -> 'omit' / 'keep'
+    names_if: dict = field(default_factory=dict)   # named part -> [((field bits, value), {value: text})]
+    sign_if: dict = field(default_factory=dict)    # immediate -> [((field bits, value), signed)]
+    slots: list = field(default_factory=list)      # the modifier slots, once laid out
     aliases: list = field(default_factory=list)
     mod_fields: list = field(default_factory=list)
     rank: dict = field(default_factory=dict)
@@ -545,30 +672,36 @@ class Draft:
     notes: list = field(default_factory=list)
 
 
-def restore_hidden_pt(base: Parsed, new: Parsed | None) -> Parsed | None:
-    """nvdisasm leaves out some predicate operands when they are PT (IADD3's carry-out):
-    a flip that makes one vanish changed that operand's number to 7."""
+def restore_hidden_zero(base: Parsed, new: Parsed | None) -> Parsed | None:
+    """nvdisasm leaves out some operands when they are PT or RZ (IADD3's carry-out, VOTE's
+    register): a flip that makes one vanish changed that operand's number to PT/RZ."""
     if new is None or len(new.operands) != len(base.operands) - 1:
         return new
     for j, o in enumerate(base.operands):
-        if o["kind"] in ("P", "UP"):
+        if o["kind"] in ZERO:
             rest = base.operands[:j] + base.operands[j + 1:]
             if [x["kind"] for x in rest] == [x["kind"] for x in new.operands]:
-                pt = dict(o, num=7, neg=False, abs=False, inv=False)
-                restored = new.operands[:j] + [pt] + new.operands[j:]
+                zero = dict(o, num=ZERO[o["kind"]], neg=False, abs=False, inv=False)
+                restored = new.operands[:j] + [zero] + new.operands[j:]
                 if sum(a != b for a, b in zip(base.operands, restored)) == 1:
                     return Parsed(new.guard, new.guard_file, new.op, new.mods, restored, new.alias)
     return new
 
 
 def readable(p: Parsed) -> bool:
-    """Whether every operand is of a kind the table can describe."""
-    return all(o["kind"] in ("R", "UR", "P", "UP", "C", "I", "M", "S") or (o["kind"] == "F" and o["fbits"] is not None)
-               and not o.get("sfx") for o in p.operands)
+    """Whether every operand is of a kind the table can describe (a NaN immediate is
+    readable once a neighbouring word gives it a value: see denan)."""
+    return all(o["kind"] in ("R", "UR", "P", "UP", "B", "C", "I", "M", "S")
+               or (o["kind"] == "F" and "NAN" not in o["ftext"]) for o in p.operands)
+
+
+def structure(p: Parsed) -> tuple:
+    """Operand kinds, and which optional parts are there (the +UR of an address)."""
+    return tuple(o["kind"] + ("+U" if o.get("ubase") is not None else "") for o in p.operands)
 
 
 def shape_key(p: Parsed) -> tuple:
-    return (p.op, p.mods, tuple(o["kind"] for o in p.operands))
+    return (p.op, p.mods, structure(p))
 
 
 def learn_bits(drafts: list[Draft], log) -> list[tuple[int, str]]:
@@ -600,7 +733,7 @@ def learn_bits(drafts: list[Draft], log) -> list[tuple[int, str]]:
                         new.operands[j]["kind"] = "T"
                 if b < 12 and new.op == base.op and shape_key(new) != shape_key(base):
                     neighbours.setdefault(shape_key(new), (d.word ^ (1 << b), t, d))
-                new = restore_hidden_pt(base, new)
+                new = restore_hidden_zero(base, new)
             addr = base_addr + (1 + k) * 16
             c = classify(base, new, d.targets, addr, base_addr)
             if c[0] == "guard":
@@ -609,6 +742,31 @@ def learn_bits(drafts: list[Draft], log) -> list[tuple[int, str]]:
             flips[b] = (new, addr)
         build_fields(d, flips, log)
     return [(w, t, operand_bits(parent)) for w, t, parent in neighbours.values()]
+
+
+def unhide(drafts: list[Draft], log) -> dict:
+    """A zero register can hide bits: the scale of [RZ] prints nothing, so flipping it
+    changes nothing.  Drafts whose printed registers (or address bases) are RZ/PT get
+    them set to ordinary registers, if nvdisasm prints the same instruction then, and
+    are learned again from that word: {id(draft): the new draft}."""
+    candidates = []
+    for d in drafts:
+        w = d.word
+        for j, o in enumerate(d.parsed.operands):
+            part = "base" if o["kind"] == "M" else "num"
+            key = ("op", j, part)
+            if key in d.numeric and o.get(part) == ZERO.get("R" if part == "base" else o["kind"]):
+                w = field_put(w, d.numeric[key][0], 10 + j if o["kind"] in ("R", "UR", "M") else j % 6)
+        if w != d.word:
+            candidates.append((d, w))
+    texts = nvdisasm_batch([w for _, w in candidates]) if candidates else []
+    out = {}
+    for (d, w), t in zip(candidates, texts):
+        if t is not None and shape_key(parse_instr(t)) == shape_key(d.parsed) and readable(parse_instr(t)):
+            out[id(d)] = Draft(w, 0, parse_instr(t), d.targets, derived=d.derived,
+                               parent_operand_bits=d.parent_operand_bits)
+            log(f"  learned again from {t}")
+    return out
 
 
 def operand_bits(d: Draft) -> set:
@@ -644,36 +802,85 @@ def build_fields(d: Draft, flips: dict, log) -> None:
             for b in bits:
                 new, addr = flips[b]
                 flipped[b] = part_value(new, key, d.targets, addr)
-            if part == "fbits":
-                if base_value is None:
-                    d.fixed.update(bits)
-                    continue
-                result = float_field(bits, d.word, base_value, flipped)
-            else:
-                result = numeric_field(bits, d.word, base_value, flipped)
+            result = numeric_field(bits, d.word, base_value, flipped)
             if result is None:
                 d.fixed.update(bits)
                 d.notes.append(f"{key}: bits {bits} do not form a number; kept fixed")
                 log(f"  {d.parsed.op}: {key} bits {bits} do not form a number")
                 continue
             d.numeric[key] = result
+        elif part == FLOAT_PART:
+            texts = {b: part_value(flips[b][0], key, d.targets, 0) for b in bits}
+            result = float_field(bits, d.parsed.operands[key[1]][FLOAT_PART], texts)
+            if result is None:
+                d.fixed.update(bits)
+                d.notes.append(f"{key}: bits {bits} are no float I know; kept fixed")
+                log(f"  {d.parsed.op}: {key} bits {bits} are no float immediate")
+                continue
+            d.numeric[("op", key[1], "fbits")], d.floats[key[1]] = result[0], result[1]
         else:  # a named part (special register name, register suffix): enumerate later
-            d.names[key] = (sorted(bits), {})
+            # a bit inside that made the word illegal belongs to it too (S2R's SR_CTAID.X
+            # has no neighbour at bit 76, SR_LTMASK does)
+            inside = [b for b in range(min(bits), max(bits) + 1) if b in d.fixed or d.kinds.get(b) == ("fixed",)]
+            d.fixed.difference_update(inside)
+            d.names[key] = (sorted(set(bits) | set(inside)), {})
     mod_bits = [b for b, c in d.kinds.items() if c == ("mods",)]
     d.mod_runs = [(r, {}) for r in runs(mod_bits)]
+    for op, part, pieces in HIDDEN:
+        bits = [lo + i for lo, width, _ in pieces for i in range(width)]
+        mems = [j for j, o in enumerate(d.parsed.operands) if o["kind"] == "M"]
+        if op == d.parsed.op and mems and all(d.kinds.get(b) == ("none",) for b in bits):
+            d.numeric[("op", mems[0], part)] = (pieces, False, 0)
 
 
-def float_field(bits, word, base_bits, flipped):
-    """An f32 immediate: each bit's weight is the IEEE bit it flips (a NaN prints
-    without its payload, so those bits are placed by position)."""
+# Float immediates: (struct format, bits) of each kind; an f64 immediate is the high word.
+FLOAT_FORMATS = {"f32": ("<f", 32), "f64": ("<d", 64), "f16": ("<e", 16)}
+
+
+def float_bits(text: str, kind: str) -> int | None:
+    """The bits of a printed float read as `kind`, None if it is not exactly one (or a NaN,
+    whose payload nvdisasm does not print)."""
+    fmt, size = FLOAT_FORMATS[kind]
+    if "NAN" in text:
+        return None
+    try:
+        value = float(text.replace("INF", "inf"))
+        bits = int.from_bytes(struct.pack(fmt, value), "little")
+        if struct.unpack(fmt, bits.to_bytes(size // 8, "little"))[0] != value:
+            return None
+    except (OverflowError, struct.error):
+        return None
+    if kind == "f64":
+        return bits >> 32 if not bits & 0xFFFFFFFF else None
+    return bits
+
+
+def float_field(bits, base_text, flipped):
+    """A float immediate: the kind under which each flipped bit changes exactly one IEEE
+    bit, always the same distance from where it lives; ((pieces, signed, bias), kind).  A
+    flip to a NaN prints without its payload, so such bits are placed by position."""
     lo = min(bits)
     if sorted(bits) != list(range(lo, lo + len(bits))):
         return None
-    shifts = {b - (flipped[b] ^ base_bits).bit_length() + 1 for b in bits
-              if flipped[b] is not None and (flipped[b] ^ base_bits) and not (flipped[b] ^ base_bits) & ((flipped[b] ^ base_bits) - 1)}
-    if len(shifts) != 1:
-        return None
-    return [[lo, len(bits), lo - shifts.pop()]], False, 0
+    for kind in ("f16", "f32", "f64"):
+        width = 16 if kind == "f16" else 32
+        base = float_bits(base_text, kind)
+        if base is None or len(bits) != width:
+            continue
+        shifts, bad = set(), False
+        for b in bits:
+            new = float_bits(flipped[b], kind) if flipped[b] and "NAN" not in flipped[b] else None
+            if new is None:
+                bad |= flipped[b] is not None and "NAN" not in flipped[b]
+                continue
+            diff = new ^ base
+            if not diff or diff & (diff - 1):
+                bad = True
+                break
+            shifts.add(b - diff.bit_length() + 1)
+        if not bad and len(shifts) == 1:
+            return ([[lo, len(bits), lo - shifts.pop()]], False, 0), kind
+    return None
 
 
 def enumerate_values(drafts: list[Draft], log) -> None:
@@ -744,11 +951,22 @@ def learn_reuse_and_aliases(drafts: list[Draft], log) -> None:
             jobs.append((d, "no alias", None))
             words.append(alias_word(d, {}))
         for j, o in enumerate(d.parsed.operands):
-            if o["kind"] in ("P", "UP") and ("op", j, "num") in d.numeric:
-                w = field_put(d.word, d.numeric[("op", j, "num")][0], 7)
-                if ("op", j, "inv") in d.numeric:
-                    w = field_put(w, d.numeric[("op", j, "inv")][0], 0)
+            if o["kind"] in ZERO and ("op", j, "num") in d.numeric:
+                w = field_put(d.word, d.numeric[("op", j, "num")][0], ZERO[o["kind"]])
+                for flag in ("inv", "neg", "abs"):
+                    if ("op", j, flag) in d.numeric:
+                        w = field_put(w, d.numeric[("op", j, flag)][0], 0)
                 jobs.append((d, "omit", j))
+                words.append(w)
+            if o["kind"] == "M" and ("op", j, "base") in d.numeric and ("op", j, "offset") in d.numeric:
+                w = field_put(d.word, d.numeric[("op", j, "base")][0], ZERO["R"])
+                w = field_put(w, d.numeric[("op", j, "offset")][0], 8)
+                if ("op", j, "scale") in d.names:  # a scale keeps RZ in sight: [RZ.X4+URZ]
+                    bits, names = d.names[("op", j, "scale")]
+                    plain = [v for v, t in names.items() if t == ""]
+                    if plain:
+                        w = set_bits(w, bits, plain[0])
+                jobs.append((d, "rz_base", j))
                 words.append(w)
     texts = nvdisasm_batch(words)
     for (d, what, arg), t in zip(jobs, texts):
@@ -761,7 +979,10 @@ def learn_reuse_and_aliases(drafts: list[Draft], log) -> None:
                 d.reuse[marked[0]] = arg
         elif what == "omit":
             if len(p.operands) == len(d.parsed.operands) - 1:
-                d.omit_pt.add(arg)
+                d.omit_zero.add(arg)
+        elif what == "rz_base":
+            terms = p.operands[arg]["text"].strip("[]").split("+")
+            d.rz_base[arg] = "keep" if any(x.split(".")[0] == "RZ" for x in terms) else "omit"
         elif what == "no alias":
             if p.alias is not None:
                 raise RuntimeError(f"ALIASES miss a rule: nvdisasm printed {t}")
@@ -897,6 +1118,169 @@ def build_mod_fields(d: Draft) -> None:
     d.rank = {}
 
 
+def field_groups(d: Draft, dependent: set) -> list[list[int]]:
+    """Bits of modifier fields that must be enumerated as one: fields printing at the
+    same place (F2I's U32 comes from bit 72, signedness, and bits 75-76, size), and
+    `dependent` pairs of fields that print something else when both are set (HFMA2's
+    FMZ and FTZ together print INVALID3)."""
+    fields = d.mod_fields
+    parent = list(range(len(fields)))
+
+    def root(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+    for i, f in enumerate(fields):
+        for k, g in enumerate(fields[:i]):
+            overlap = f["span"] and g["span"] and f["pos"] < g["pos"] + g["span"] and g["pos"] < f["pos"] + f["span"]
+            if overlap or (id(f), id(g)) in dependent or (id(g), id(f)) in dependent:
+                parent[root(i)] = root(k)
+    groups: dict = {}
+    for i, f in enumerate(fields):
+        groups.setdefault(root(i), []).append(f)
+    return [sorted(b for f in g for b in f["bits"]) for g in groups.values() if len(g) > 1]
+
+
+def dependent_pairs(drafts: list[Draft]) -> set:
+    """Pairs (id, id) of fields that, both set, print neither field's tokens in either
+    order (RED without .E prints ???0, but not next to .64)."""
+    jobs, words = [], []
+    for d in drafts:
+        for f, g in itertools.combinations(d.mod_fields, 2):
+            fv = [v for v, t in f["values"].items() if t and v != f["default"]][:3]
+            gv = [v for v, t in g["values"].items() if t and v != g["default"]][:3]
+            for x in fv:
+                for y in gv:
+                    jobs.append((d, f, g, x, y))
+                    words.append(set_bits(set_bits(d.word, f["bits"], x), g["bits"], y))
+    texts = nvdisasm_batch(words) if words else []
+    dependent = set()
+    for (d, f, g, x, y), t in zip(jobs, texts):
+        if t is None:
+            continue
+        mods = parse_instr(t).mods
+        if not any(render(layout(d.parsed.mods, [a, b], {id(a): 0, id(b): 1}) or [], {id(f): x, id(g): y}) == mods
+                   for a, b in ((f, g), (g, f))):
+            dependent.add((id(f), id(g)))
+    return dependent
+
+
+def fix_dependent_flags(drafts: list[Draft], log) -> None:
+    """An address's `.64` bit that changes how a modifier prints (RED without .E prints
+    ???0 next to [R2.64] but nothing next to [R2]) is kept as the representative has it:
+    the other value is another form."""
+    jobs, words = [], []
+    for d in drafts:
+        build_mod_fields(d)
+        for key, (pieces, _, _) in d.numeric.items():
+            if key[0] == "op" and key[2] == "base64":
+                flipped = d.word ^ (1 << pieces[0][0])
+                for f in d.mod_fields:
+                    for v, tokens in f["values"].items():
+                        jobs.append((d, key, pieces[0][0], f, v))
+                        words.append(set_bits(flipped, f["bits"], v))
+    texts = nvdisasm_batch(words) if words else []
+    for (d, key, b, f, v), t in zip(jobs, texts):
+        if t is None or key not in d.numeric:
+            continue
+        expected = render(layout(d.parsed.mods, [f], {}) or [], {id(f): v})
+        if parse_instr(t).mods != expected:
+            del d.numeric[key]
+            d.fixed.add(b)
+            d.notes.append(f"bit {b} (.64 of operand {key[1]}) changes the modifiers; kept fixed")
+            log(f"  {d.parsed.op}: bit {b} (.64) changes the modifiers; kept fixed")
+
+
+def join_overlaps(drafts: list[Draft], log) -> None:
+    """Step 3b: modifier fields that overlap in print, or depend on each other, become
+    one field, enumerated again over all their bits at once; the runs they came from
+    keep their other bits, with a value table read off the first enumeration (the
+    group's bits at their defaults).  Repeated while joining makes new overlaps."""
+    for _ in range(3):
+        for d in drafts:
+            build_mod_fields(d)
+        dependent = dependent_pairs(drafts)
+        jobs, words = [], []
+        for d in drafts:
+            groups = field_groups(d, dependent)
+            if not groups:
+                continue
+            grouped = {b for g in groups for b in g}
+            runs_left = []
+            for bits, table in d.mod_runs:
+                keep = [i for i, b in enumerate(bits) if b not in grouped]
+                if not keep:
+                    continue
+                fixed = sum(bit(d.word, b) << i for i, b in enumerate(bits) if b in grouped)
+                sub = {}
+                for v, tokens in table.items():
+                    if v & ~sum(1 << i for i in keep) == fixed:
+                        sub[sub_value(v, keep)] = tokens
+                runs_left.append(([bits[i] for i in keep], sub))
+            for g in groups:
+                if len(g) > MAX_RUN:
+                    raise RuntimeError(f"{d.parsed.op}: {len(g)} modifier bits print together")
+                table: dict = {}
+                runs_left.append((g, table))
+                jobs.append((d, g, table, len(words)))
+                words += [set_bits(d.word, g, v) for v in range(1 << len(g))]
+            d.mod_runs = runs_left
+            log(f"  {d.parsed.op}: modifier bits {groups} print together")
+        if not jobs:
+            return
+        texts = nvdisasm_batch(words)
+        for d, g, table, start in jobs:
+            for v in range(1 << len(g)):
+                t = texts[start + v]
+                if t is None:
+                    continue
+                p = parse_instr(t)
+                if p.shape() == d.parsed.shape() and p.guard == d.parsed.guard and same_operands(d.parsed, p, None, d.targets):
+                    table[v] = p.mods
+
+
+def learn_mod_dependence(drafts: list[Draft], log) -> None:
+    """Step 3d: operand text that depends on the modifiers.  A named part may print
+    other names under another modifier (I2F.U8's source selectors are .B1/.B3, I2F.S16's
+    .H1), and an immediate may print signed or unsigned (I2FP.F32.S32 / .U32): both are
+    tried under every value of every modifier field, and what differs from the default
+    is kept with the tokens that select it."""
+    jobs, words = [], []
+    for d in drafts:
+        for f in d.mod_fields:
+            for v, tokens in f["values"].items():
+                if v == f["default"]:
+                    continue
+                tokens = (tuple(f["bits"]), v)  # the condition: this field at this value
+                w = set_bits(d.word, f["bits"], v)
+                for key, (bits, _) in d.names.items():
+                    jobs.append((d, "names", key, tokens, bits, len(words)))
+                    words += [set_bits(w, bits, x) for x in range(1 << len(bits))]
+                for key, (pieces, signed, _) in d.numeric.items():
+                    if key[0] == "op" and key[2] == "value" and d.parsed.operands[key[1]]["kind"] == "I":
+                        top = max(sh + wd for _, wd, sh in pieces)
+                        jobs.append((d, "sign", key, tokens, top, len(words)))
+                        words.append(field_put(w, pieces, 1 << (top - 1)))
+    texts = nvdisasm_batch(words) if words else []
+    for d, what, key, tokens, arg, start in jobs:
+        if what == "names":
+            table = {}
+            for x in range(1 << len(arg)):
+                t = texts[start + x]
+                p = parse_instr(t) if t else None
+                if p and p.shape() == d.parsed.shape() and p.guard == d.parsed.guard:
+                    table[x] = p.operands[key[1]].get(key[2])
+            if table and table != d.names[key][1] and set(table) >= set(d.names[key][1]):
+                d.names_if.setdefault(key, []).append((tokens, table))
+        else:
+            t = texts[start]
+            p = parse_instr(t) if t else None
+            if p and p.shape() == d.parsed.shape():
+                signed = p.operands[key[1]]["value"] < 0
+                if signed != d.numeric[key][1]:
+                    d.sign_if.setdefault(key, []).append((tokens, signed))
+
+
 def order_mod_fields(drafts: list[Draft], log) -> None:
     """Fields that print nothing by default at the same place: set two of them at once
     and see which tokens nvdisasm prints first."""
@@ -972,54 +1356,131 @@ def operand_json(d: Draft, j: int, op: dict, ndst: int) -> dict:
     out: dict = {"role": "dst" if j < ndst else "src"}
     fields = {key[2]: v for key, v in d.numeric.items() if key[0] == "op" and key[1] == j}
     names = {key[2]: v for key, v in d.names.items() if key[0] == "op" and key[1] == j}
-    if kind in ("R", "UR", "P", "UP"):
+    const = {}
+    if kind in ("R", "UR", "P", "UP", "B"):
         out.update(kind="reg", file=kind)
         if "num" not in fields:
-            out["fixed"] = op["num"]
-        if op.get("sfx"):
-            out["sfx"] = op["sfx"]
+            const["num"] = op["num"]
+        if op["sel"] and "sel" not in names:
+            const["sel"] = op["sel"]
     elif kind == "C":
         out["kind"] = "cbank"
+        if op["index_file"] != "R":
+            out["index_file"] = op["index_file"]
     elif kind == "I":
         out["kind"] = "imm"
     elif kind == "F":
-        out["kind"] = "fimm"
+        out.update(kind="fimm", float=d.floats.get(j, "f32"))
     elif kind == "M":
-        if "base64" in fields:
-            raise RuntimeError(f"{d.parsed.op}: a bit toggles .64 alone; teach ptxc.sass.table about it")
-        out.update(kind="mem", base64=op["base64"])
-        if op["base"] is None:
-            out["no_base"] = True
-        if op["ubase"] is not None and "ubase" not in fields:
-            out["fixed_ubase"] = op["ubase"]
+        out["kind"] = "mem"
+        for part, absent in (("base", None), ("base64", False), ("scale", ""), ("ubase", None)):
+            if part not in fields and part not in names and op[part] != absent:
+                const[part] = op[part]
+        if j in d.rz_base:
+            out["rz_base"] = d.rz_base[j]
     elif kind == "S":
         out["kind"] = "sreg"
+        if "name" not in names:
+            const["name"] = op["name"]
     elif kind == "T":
         out["kind"] = "target"
     else:
         raise RuntimeError(f"unhandled operand {op}")
+    if const:
+        out["const"] = const
     out["fields"] = {}
     for part, (pieces, signed, bias) in sorted(fields.items()):
+        if kind == "M" and part == "offset":
+            signed = True  # printed unsigned only when it is all there is: [0xfffffc]
         f = {"bits": pieces_json(pieces)}
         if signed:
             f["signed"] = True
+        if ("op", j, part) in d.sign_if:
+            f["signed_if"] = [{"slot": slot_of(d, c[0]), "value": c[1], "signed": sg}
+                              for c, sg in d.sign_if[("op", j, part)]]
         if bias:
             f["bias"] = bias
         out["fields"][part] = f
     for part, (bits, table) in sorted(names.items()):
+        if not table:
+            raise RuntimeError(f"operand {j}: no value of its {part} bits {bits} printed anything")
         out["fields"][part] = {"bits": bits_to_pieces(bits),
                                "names": {str(v): t for v, t in sorted(table.items())}}
+        if ("op", j, part) in d.names_if:
+            out["fields"][part]["names_if"] = [{"slot": slot_of(d, c[0]), "value": c[1],
+                                                "names": {str(v): x for v, x in sorted(n.items())}}
+                                               for c, n in d.names_if[("op", j, part)]]
     for flag in ("neg", "abs", "inv"):
         if op.get(flag) and flag not in fields:
             out.setdefault("fixed_flags", []).append(flag)
     if j in d.reuse:
         out["reuse"] = d.reuse[j]
-    if j in d.omit_pt:
-        out["omit_if_pt"] = True
+    if j in d.omit_zero:
+        out["omit_if_zero"] = True
+    if op.get("sep"):
+        out["sep"] = op["sep"]
     return out
 
 
-def widths_for(op: str, operands: list[dict], slots: list) -> None:
+def slot_of(d: Draft, bits: tuple) -> int:
+    """Index among the form's modifier slots of the field with these bits."""
+    return next(i for i, slot in enumerate(d.slots) if not isinstance(slot, str) and tuple(slot["bits"]) == bits)
+
+
+def value_operands(operands: list[dict]) -> list[int]:
+    """Indices of the operands that are not predicates: what WIDTHS counts."""
+    return [j for j, o in enumerate(operands) if o.get("file") not in ("P", "UP") and o["kind"] != "sreg"]
+
+
+def widths_for(op: str, operands: list[dict]) -> None:
+    values = value_operands(operands)
+    for wop, pattern, k, width in WIDTHS:
+        if wop == op and k < len(values):
+            operands[values[k]].setdefault("width", []).append([pattern, width])
+
+
+def count_dsts(op: str, kinds: tuple) -> int:
+    for (dop, prefix), n in DSTS.items():
+        if dop == op and kinds[:len(prefix)] == prefix:
+            return n
+    if op in NO_DSTS or not kinds or kinds[0] not in ("R", "UR", "P", "UP", "B"):
+        return 0
+    n = 1
+    while n < len(kinds) and kinds[n] in ("P", "UP"):
+        n += 1
+    return n
+
+
+def latency_class(op: str, tokens: set) -> str:
+    for rop, token, cls in LATENCY:
+        if rop == op and (token is None or token in tokens):
+            return cls
+    raise RuntimeError(f"{op}: no latency class; add it to LATENCY")
+
+
+def effects_for(op: str, tokens: set, operands: list[dict]) -> dict:
+    """What the form does beyond its operands: memory, control flow, implicit registers."""
+    out = {}
+    has_desc = any("desc" in o["fields"] for o in operands)
+    for rop, key, value in EFFECTS:
+        if rop == op:
+            if key == "implicit" and value is E_DESCRIPTOR and has_desc:
+                continue  # the descriptor is the address's desc part
+            if key == "implicit":
+                out.setdefault("implicit", []).append(value)
+            else:
+                out[key] = value
+    for k in ALSO_WRITTEN.get(op, ()):
+        if k < len(operands):
+            operands[k]["also_written"] = True
+    return out
+
+
+REQUIRED = {"reg": ["num"], "cbank": ["bank", "offset"], "imm": ["value"], "fimm": ["fbits"],
+            "mem": ["base"], "sreg": ["name"], "target": ["target"]}
+
+
+def mod_tokens(slots: list) -> set:
     tokens = set()
     for s in slots:
         if isinstance(s, str):
@@ -1027,31 +1488,11 @@ def widths_for(op: str, operands: list[dict], slots: list) -> None:
         else:
             for v in s["values"].values():
                 tokens.update(v)
-    for wop, token, j, width in WIDTHS:
-        if wop == op and j < len(operands) and (token is None or token in tokens):
-            w = operands[j].setdefault("width", {})
-            w[token or ""] = width
-
-
-def count_dsts(op: str, operands: list[dict]) -> int:
-    kinds = tuple(o["kind"] for o in operands)
-    for (dop, prefix), n in DSTS.items():
-        if dop == op and kinds[:len(prefix)] == prefix:
-            return n
-    if op in NO_DSTS or not operands or operands[0]["kind"] not in ("R", "UR", "P", "UP"):
-        return 0
-    n = 1
-    while n < len(operands) and operands[n]["kind"] in ("P", "UP"):
-        n += 1
-    return n
-
-
-REQUIRED = {"reg": ["num"], "cbank": ["bank", "offset"], "imm": ["value"], "fimm": ["fbits"],
-            "mem": ["base"], "sreg": ["name"], "target": ["target"]}
+    return tokens
 
 
 def draft_to_form(d: Draft, log) -> dict:
-    slots = mod_slots(d, log)
+    slots = d.slots = mod_slots(d, log)
     field_bits = set(range(105, 126))
     for pieces, _, _ in d.numeric.values():
         for lo, width, _ in pieces:
@@ -1066,21 +1507,22 @@ def draft_to_form(d: Draft, log) -> dict:
     if d.derived:  # bits nothing prints: keep ptxas's constants, not its operand values
         template &= ~sum(1 << b for b, c in d.kinds.items() if c == ("none",) and b in d.parent_operand_bits)
     p = d.parsed
-    ndst = count_dsts(p.op, p.operands)
+    kinds = tuple(LETTER.get(d.floats.get(j), o["kind"]) for j, o in enumerate(p.operands))
+    ndst = count_dsts(p.op, kinds)
     operands = [operand_json(d, j, o, ndst) for j, o in enumerate(p.operands)]
     for j, o in enumerate(operands):
-        missing = [part for part in REQUIRED[o["kind"]] if part not in o["fields"]]
-        if missing and not (o["kind"] == "reg" and "fixed" in o) and not (o["kind"] == "mem" and o.get("no_base")):
+        missing = [part for part in REQUIRED[o["kind"]] if part not in o["fields"] and part not in o.get("const", {})]
+        if missing:
             raise RuntimeError(f"operand {j} ({o['kind']}) has no {'/'.join(missing)} field")
-    widths_for(p.op, operands, slots)
-    kinds = ",".join(o["kind"] for o in p.operands)
+    tokens = mod_tokens(slots)
+    widths_for(p.op, operands)
     guard = {"file": d.guard_file} if d.guard_file else {}
     for part in ("num", "inv"):
         if ("guard", part) in d.numeric:
             guard[part] = {"bits": pieces_json(d.numeric[("guard", part)][0])}
     return {
         "op": p.op,
-        "kinds": kinds,
+        "kinds": ",".join(kinds),
         "example": None,
         "mask": f"0x{mask:032x}",
         "template": f"0x{template:032x}",
@@ -1091,9 +1533,13 @@ def draft_to_form(d: Draft, log) -> dict:
         "operands": operands,
         "aliases": [{"token": t, "when": [{str(k): c for k, c in alt.items()} for alt in alts]}
                     for t, alts in d.aliases],
-        "latency": LATENCY.get(p.op, "unknown"),
+        "latency": latency_class(p.op, tokens),
+        "effects": effects_for(p.op, tokens, operands),
         "space_before_semicolon_if": d.semicolon,
     }
+
+
+LETTER = {"f32": "F", "f64": "D", "f16": "H"}
 
 
 def form_name(form: dict) -> str:
@@ -1105,16 +1551,41 @@ def form_name(form: dict) -> str:
 # Driver.
 # ---------------------------------------------------------------------------------------
 def representatives(words) -> list[tuple[int, str]]:
-    """One word per distinct (op, modifiers, operand kinds, guard-ness)."""
+    """One word per distinct (op, modifiers, operand structure, operand flags)."""
     seen, reps = set(), []
     for _, _, word, text in words:
         p = parse_instr(text)
-        key = (p.op, p.mods, tuple(o["kind"] for o in p.operands), tuple(sorted(
-            (j, k) for j, o in enumerate(p.operands) for k in FLAGS if o.get(k))))
+        key = (shape_key(p), tuple(sorted((j, k) for j, o in enumerate(p.operands) for k in FLAGS if o.get(k))))
         if key not in seen:
             seen.add(key)
             reps.append((word, text))
     return reps
+
+
+def denan(reps, log) -> list[tuple[int, str]]:
+    """A word whose float immediate is a NaN tells nothing about the NaN's bits (nvdisasm
+    prints no payload): use the first one-bit neighbour that prints the same
+    instruction with a number there instead."""
+    out, jobs, words = [], [], []
+    for w, t in reps:
+        p = parse_instr(t)
+        if any(o["kind"] == "F" and "NAN" in o["ftext"] for o in p.operands):
+            jobs.append((len(out), p))
+            words += [w ^ (1 << b) for b in range(32, 96)]
+        out.append((w, t))
+    texts = nvdisasm_batch(words) if words else []
+    for n, (i, p) in enumerate(jobs):
+        for k in range(64):
+            t = texts[64 * n + k]
+            if t is None:
+                continue
+            q = parse_instr(t)
+            if shape_key(q) == shape_key(p) and readable(q):
+                out[i] = (words[64 * n + k], t)
+                break
+        else:
+            log(f"  no neighbour of {out[i][1]} has a number for its NaN")
+    return out
 
 
 def find_targets(reps, log) -> list[set]:
@@ -1157,8 +1628,9 @@ def learn_control_printing(drafts: list[Draft], log) -> dict:
         seen = []
         for c in combos:
             t = next(texts)
-            if t is not None:
-                seen.append((c, t.endswith(" ;")))
+            if t is not None:  # an INF/NAN/-0.0 immediate brings its own trailing space
+                special = re.search(r"(INF|NAN|0\.0) +;$", t)
+                seen.append((c, t.endswith("  ;") if special else t.endswith(" ;")))
                 if c.reuse:
                     reuse_seen.append((c, ".reuse" in t, d))
         d.semicolon = None
@@ -1176,6 +1648,8 @@ def learn_control_printing(drafts: list[Draft], log) -> dict:
             if all(shown == (getattr(c, f) == v) for c, shown, _ in reuse_seen):
                 log(f".reuse shows when {f} == {v} ({len(reuse_seen)} samples)")
                 return {f: v}
+    if not reuse_seen:  # (only when learning a few words with --only)
+        return {}
     raise RuntimeError("no control field explains when nvdisasm prints .reuse")
 
 
@@ -1210,19 +1684,27 @@ def merge(forms: list[dict], log) -> list[dict]:
     return sorted(merged, key=lambda f: f["name"])
 
 
-def learn(verbose: bool = False) -> dict:
+def learn(verbose: bool = False, only: str | None = None) -> dict:
     log = (lambda s: print(s, file=sys.stderr)) if verbose else (lambda s: None)
     with tempfile.TemporaryDirectory() as tmp:
         words = cuobjdump_words(compile_probes(Path(tmp)))
+        for cubin in compile_testsuite(Path(tmp)):
+            words += cuobjdump_words(cubin)
     reps = representatives(words)  # control bits kept: some values make a word illegal
+    if only:  # while teaching the script an instruction: learn just those words
+        reps = [(w, t) for w, t in reps if re.search(only, t)]
     log(f"{len(words)} words, {len(reps)} representatives")
+    reps = denan(reps, log)
     unread = [t for _, t in reps if not readable(parse_instr(t))]
     reps = [(w, t) for w, t in reps if readable(parse_instr(t))]
     for t in unread:
-        log(f"  not learned (operand syntax this script cannot read yet): {t}")
+        print(f"not learned (operand syntax this script cannot read yet): {t}", file=sys.stderr)
     targets = find_targets(reps, log)
     drafts = [Draft(w, 0, parse_instr(t), tg) for (w, t), tg in zip(reps, targets)]
     neighbours = learn_bits(drafts, log)
+    again = unhide(drafts, log)
+    learn_bits(list(again.values()), log)
+    drafts = [again.get(id(d), d) for d in drafts]
     known = {shape_key(d.parsed) for d in drafts}
     more = [(w, t, bits) for w, t, bits in neighbours
             if shape_key(parse_instr(t)) not in known and readable(parse_instr(t))]
@@ -1230,18 +1712,23 @@ def learn(verbose: bool = False) -> dict:
     more_drafts = [Draft(w, 0, parse_instr(t), tg, derived=True, parent_operand_bits=bits)
                    for (w, t, bits), tg in zip(more, find_targets([(w, t) for w, t, _ in more], log))]
     learn_bits(more_drafts, log)
-    drafts += more_drafts
+    again = unhide(more_drafts, log)
+    learn_bits(list(again.values()), log)
+    drafts += [again.get(id(d), d) for d in more_drafts]
     reps += [(w, t + "  (an opcode bit away from a ptxas word)") for w, t, _ in more]
     enumerate_values(drafts, log)
+    fix_dependent_flags(drafts, log)
+    join_overlaps(drafts, log)
     learn_reuse_and_aliases(drafts, log)
     order_mod_fields(drafts, log)
+    learn_mod_dependence(drafts, log)
     reuse_shown_if = learn_control_printing(drafts, log)
     forms = []
     for d, (_, text) in zip(drafts, reps):
         try:
             f = draft_to_form(d, log)
         except RuntimeError as e:
-            log(f"  not learned: {text}: {e}")
+            print(f"not learned: {text}: {e}", file=sys.stderr)
             continue
         f["example"] = text
         if d.notes:
@@ -1312,9 +1799,10 @@ def main(argv=None) -> int:
     ap.add_argument("-o", "--out", type=Path, default=OUT)
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--no-verify", action="store_true")
+    ap.add_argument("--only", metavar="REGEX", help="learn only the words whose text matches (to debug)")
     ap.add_argument("--samples", type=int, default=40, help="random encodings per form to verify")
     args = ap.parse_args(argv)
-    table = learn(args.verbose)
+    table = learn(args.verbose, args.only)
     write(table, args.out)
     print(f"wrote {args.out}: {len(table['forms'])} forms")
     if not args.no_verify:
