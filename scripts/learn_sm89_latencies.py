@@ -826,7 +826,23 @@ def build(listings: list[str], report: bool) -> dict:
                     "(-arch=sm_89) listings; do not edit. Cycles are issue-to-issue distances: "
                     "the minimum ptxas ever leaves between the two instructions."),
         "raw": raw, "issue": issue, "issue_after_rbar": issue_after_rbar, "war": war, "waw": waw,
-        "notes": {"raw": raw_notes, "issue": issue_notes},
+        "notes": {
+            "raw": raw_notes, "issue": issue_notes,
+            "method": {
+                "raw": "min issue distance producer -> consumer reading its result, per operand "
+                       "role; rare entries capped by the row's largest well-sampled value ('*.role')",
+                "issue": "min distance between two classes with or without dependence, kept only "
+                         "where ptxas put them side by side at least 3 times (pipe throughput)",
+                "issue_after_rbar": "the same, measured after instructions that set a read scoreboard",
+                "waw": "min distance between two writes of one register (incl. R4 = f(R4))",
+                "war": "left out: every well-sampled minimum was a throughput interval or a shadow",
+                "entry_min_stall": "stall of every kernel's first instruction",
+                "before_label_min_stall": "stall of an instruction falling through into a branch target",
+                "yield_counter": "cycles since the last cleared yield bit after which a stall-2 "
+                                 "instruction clears it (best single threshold)",
+                "scoreboards": "first scoreboard a class takes when it needs a fresh one",
+                "wait_after_set": "min distance from setting a scoreboard to waiting on it",
+            }},
     })
     misc = skeleton["rules"]
     misc.update({

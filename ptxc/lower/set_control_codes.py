@@ -74,16 +74,20 @@ class Schedule:
                 slot.read_units = {r.unit for r in slot.reads}
                 slot.write_units = {unit for _, unit in slot.writes}
                 self.slots.append(slot)
-        for k, slot in enumerate(self.slots):
-            slot.padding = self._is_padding(k)
+        for k in range(len(self.slots) - 1, -1, -1):   # padding ends the code
+            if not self._is_padding(k):
+                break
+            self.slots[k].padding = True
         self.real = [k for k, s in enumerate(self.slots) if not s.padding]
         self.targeted = {self.block_start[t] for k in self.real for t in self.targets(k)}
 
     def _is_padding(self, k: int) -> bool:
+        """NOPs and the BRA to itself (pad_text's trap) after the last instruction."""
         instr = self.slots[k].instr
         if instr.op == "NOP":
             return True
-        return instr.op in TAKEN_EDGE_OPS and self.targets(k) == [self._label_at(k)]
+        return (instr.op in TAKEN_EDGE_OPS and instr.pred is None
+                and self.targets(k) == [self._label_at(k)])
 
     def _label_at(self, k: int) -> str | None:
         for label, start in self.block_start.items():
@@ -140,9 +144,12 @@ class Pending:
 
 
 def first_event(sched: Schedule, start: int, is_use, is_clobber) -> tuple[int | None, int | None]:
-    """Walk forward from `start` along the CFG (depth-first, layout order first) and
-    return the first instruction satisfying is_use and the first satisfying
-    is_clobber, in layout order of discovery; either may be None."""
+    """Walk forward from `start` along every CFG path, stopping each at its first use.
+    Returns the first use and the first clobber reached on some path before any use
+    (then a read scoreboard is needed), in the order a depth-first walk that follows
+    the layout first meets them (on straight-line code, path order); either may be
+    None.  A use that also clobbers settles both: waiting for a result implies the
+    sources were read."""
     use = clobber = None
     seen: set[int] = set()
     stack = list(reversed(sched.successors(start)))
@@ -151,14 +158,11 @@ def first_event(sched: Schedule, start: int, is_use, is_clobber) -> tuple[int | 
         if k in seen or sched.slots[k].padding:
             continue
         seen.add(k)
-        hit_use = is_use(k)
-        hit_clobber = is_clobber(k)
-        if hit_use and (use is None or k < use):
-            use = k
-        if hit_clobber and (clobber is None or k < clobber):
+        if is_use(k):
+            use = k if use is None else use
+            continue
+        if clobber is None and is_clobber(k):
             clobber = k
-        if hit_use:
-            continue        # waiting here settles both what was written and what was read
         stack.extend(reversed(sched.successors(k)))
     return use, clobber
 
@@ -218,8 +222,8 @@ def assign_scoreboards(sched: Schedule) -> None:
 
 def find_waiters(sched: Schedule) -> dict[tuple[int, str], int]:
     """For each variable-latency producer, the first instruction that must wait for its
-    result ('w': reads or overwrites it) and, when that comes first, the first that
-    overwrites a vector register it still has to read ('r').  Uniform registers are
+    result ('w': reads or overwrites it) and, when some path reaches one before any
+    such use, the first that overwrites a vector register it still has to read ('r').  Uniform registers are
     read at issue and need no read scoreboard.  A producer on an in-order queue
     needs neither when a later producer on the same queue is waited for first."""
     slots = sched.slots
@@ -239,8 +243,7 @@ def find_waiters(sched: Schedule) -> dict[tuple[int, str], int]:
     for k, (use, clobber) in events.items():
         if use is not None and not covered(sched, events, k, use, "w"):
             waiter[(k, "w")] = use
-        if clobber is not None and (use is None or clobber < use) \
-                and not covered(sched, events, k, clobber, "r"):
+        if clobber is not None and not covered(sched, events, k, clobber, "r"):
             waiter[(k, "r")] = clobber
     return waiter
 

@@ -25,7 +25,7 @@ from ptxc.sass.ir import Block, CBank, Control, Function, Imm, Instr, Mem, Reg, 
 NO_DSTS = frozenset("""
     ST STG STS STL RED EXIT BRA BRX JMP JMX CALL RET BAR BSYNC BREAK WARPSYNC NOP
     MEMBAR DEPBAR CCTL ERRBAR YIELD KILL BPT NANOSLEEP LDGDEPBAR LDGSTS SUST SURED
-    RTT WARPSYNC ARRIVES
+    RTT ARRIVES
 """.split())
 
 # Opcodes with a fixed number of destinations other than one.
