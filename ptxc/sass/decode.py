@@ -8,8 +8,8 @@ back unchanged.
 """
 from __future__ import annotations
 
-from .ir import Control, Imm, Instr, Mem, Reg, SpecialReg, Target
-from .table import CTRL_SHIFT, Form, ModField, OperandSpec, Table, alias_for, load, make_cbank
+from .ir import ZERO_REG, Control, Imm, Instr, Reg, SpecialReg, Target
+from .table import CTRL_SHIFT, Form, ModField, OperandSpec, Table, alias_for, load, make_cbank, make_mem, make_reg
 
 
 class DecodeError(ValueError):
@@ -42,9 +42,11 @@ def decode_all(code: bytes, base: int = 0, table: Table | None = None) -> list[t
 
 def decode_form(form: Form, word: int, addr: int) -> Instr | None:
     mods: list = []
-    for slot in form.slots:
+    values = {}
+    for i, slot in enumerate(form.slots):
         if isinstance(slot, ModField):
-            tokens = slot.values.get(slot.field.raw(word))
+            values[i] = slot.field.raw(word)
+            tokens = slot.values.get(values[i])
             if tokens is None:
                 return None
             mods += tokens
@@ -52,7 +54,7 @@ def decode_form(form: Form, word: int, addr: int) -> Instr | None:
             mods.append(slot)
     operands = []
     for spec in form.operands:
-        op = decode_operand(spec, word, addr, tuple(mods))
+        op = decode_operand(spec, word, addr, (form.op, *mods), values)
         if op is None:
             return None
         operands.append(op)
@@ -73,25 +75,45 @@ def _flags(spec: OperandSpec, word: int) -> dict:
             for flag in ("neg", "abs", "inv")}
 
 
-def decode_operand(spec: OperandSpec, word: int, addr: int, mods: tuple):
+def _part(spec: OperandSpec, part: str, word: int, values: dict, default=None):
+    """A part of an operand: its field's value (named through `enums` if it has names),
+    else the form's constant, else `default`.  None for a name the table does not have."""
+    if part in spec.fields:
+        value = spec.fields[part].raw(word)
+        return spec.names(part, values).get(value) if part in spec.enums else value
+    return spec.const.get(part, default)
+
+
+def decode_operand(spec: OperandSpec, word: int, addr: int, mods: tuple, values: dict):
+    """One operand; `mods` is the mnemonic (op and modifier tokens), `values` the form's
+    modifier field values (some operands print by them)."""
     f = spec.fields
+    name = ".".join(mods)
     if spec.kind == "reg":
-        num = spec.fixed if spec.fixed is not None else f["num"].raw(word)
-        return Reg(spec.file, num, width=spec.width_for(mods), **_flags(spec, word))
+        num, sel = _part(spec, "num", word, values), _part(spec, "sel", word, values, "")
+        if num is None or sel is None:
+            return None
+        return make_reg(spec.file, num, spec.width_for(name), sel=sel, **_flags(spec, word))
     if spec.kind == "cbank":
-        return make_cbank(f["bank"].raw(word), f["offset"].get(word), **_flags(spec, word))
+        flags = _flags(spec, word)
+        index = Reg(spec.index_file, f["index"].raw(word)) if "index" in f else None
+        return make_cbank(f["bank"].raw(word), f["offset"].get(word), flags["neg"], flags["abs"], index)
     if spec.kind == "imm":
         return Imm(f["value"].raw(word))
     if spec.kind == "fimm":
-        return Imm(f["fbits"].raw(word), "f32")
+        return Imm(f["fbits"].raw(word), spec.float)
     if spec.kind == "mem":
-        base = None if spec.no_base else Reg("R", f["base"].raw(word), width=2 if spec.base64 else 1)
-        ubase = Reg("UR", f["ubase"].raw(word)) if "ubase" in f else (
-            Reg("UR", spec.fixed_ubase) if spec.fixed_ubase is not None else None)
-        return Mem(base, f["offset"].get(word) if "offset" in f else 0, ubase)
+        base, scale = _part(spec, "base", word, values, ZERO_REG["R"]), _part(spec, "scale", word, values, "")
+        wide = bool(_part(spec, "base64", word, values, False))
+        ubase = _part(spec, "ubase", word, values)
+        if scale is None:
+            return None
+        desc = Reg("UR", f["desc"].raw(word), width=2) if "desc" in f else None
+        return make_mem(make_reg("R", base, 2 if wide else 1, sel=scale), f["offset"].get(word) if "offset" in f else 0,
+                        None if ubase is None else Reg("UR", ubase), desc)
     if spec.kind == "sreg":
-        name = spec.names.get(f["name"].raw(word))
-        return SpecialReg(name) if name else None
+        sreg = _part(spec, "name", word, values)
+        return SpecialReg(sreg) if sreg else None
     if spec.kind == "target":
         return Target(addr=addr + f["target"].get(word))
     return None

@@ -7,10 +7,10 @@ Branch targets are PC-relative: the field holds target - (addr + 16).
 """
 from __future__ import annotations
 
-from .ir import Instr, Reg
+from .ir import ZERO_REG, Instr, Reg
 from .printer import format_ir
-from .table import (CTRL_MASK, CTRL_SHIFT, Form, OperandSpec, Table, TableError, alias_holds, load, matching_forms,
-                    operand_kinds)
+from .table import (CTRL_MASK, CTRL_SHIFT, DEFAULT_DESC, Form, OperandSpec, Table, TableError, alias_holds, cbank_index,
+                    load, matching_forms, mem_desc, operand_kinds, reg_sel)
 
 
 class EncodeError(TableError):
@@ -24,7 +24,8 @@ def encode(instr: Instr, addr: int = 0, table: Table | None = None) -> bytes:
         word = instr.srcs[0].bits & ~CTRL_MASK | instr.ctrl.pack() << CTRL_SHIFT
         return word.to_bytes(16, "little")
     for op in instr.operands + ([instr.pred] if instr.pred else []):
-        regs = [op] if isinstance(op, Reg) else [getattr(op, "base", None), getattr(op, "ubase", None)]
+        regs = [op] if isinstance(op, Reg) else [getattr(op, "base", None), getattr(op, "ubase", None),
+                                                 cbank_index(op)]
         if any(r is not None and r.virtual for r in regs):
             raise EncodeError(f"virtual register in {format_ir(instr)}: registers are allocated before encoding")
     errors = []
@@ -61,7 +62,7 @@ def encode_form(form: Form, values: dict, instr: Instr, addr: int, operands: lis
     elif pred is not None:
         raise EncodeError(f"{form.name} takes no guard predicate")
     for spec, op in zip(form.operands, operands):
-        word = encode_operand(word, spec, op, addr)
+        word = encode_operand(word, spec, op, addr, values)
     return word | instr.ctrl.pack() << CTRL_SHIFT
 
 
@@ -72,30 +73,45 @@ def _flags(word: int, spec: OperandSpec, op) -> int:
     return word
 
 
-def encode_operand(word: int, spec: OperandSpec, op, addr: int) -> int:
+def _put_part(word: int, spec: OperandSpec, part: str, value, values: dict | None = None) -> int:
+    """Store a part: a number, or a name through the field's `enums`; parts the form
+    holds as constants were checked by operand_fits."""
+    if part not in spec.fields:
+        return word
+    if part in spec.enums:
+        value = next(v for v, text in spec.names(part, values or {}).items() if text == value)
+    return spec.fields[part].put(word, value)
+
+
+def encode_operand(word: int, spec: OperandSpec, op, addr: int, values: dict | None = None) -> int:
     f = spec.fields
     word = _flags(word, spec, op)
     if spec.kind == "reg":
-        return f["num"].put(word, op.num) if "num" in f else word
+        return _put_part(_put_part(word, spec, "num", op.num), spec, "sel", reg_sel(op), values)
     if spec.kind == "cbank":
+        index = cbank_index(op)
+        word = _put_part(word, spec, "index", ZERO_REG[spec.index_file] if index is None else index.num)
         return f["offset"].put(f["bank"].put(word, op.bank), op.offset)
     if spec.kind == "imm":
         return f["value"].put(word, op.bits)
     if spec.kind == "fimm":
         return f["fbits"].put(word, op.bits)
     if spec.kind == "mem":
-        if "base" in f:
-            word = f["base"].put(word, op.base.num)
-        if "ubase" in f:
-            word = f["ubase"].put(word, op.ubase.num)
+        base = op.base if op.base is not None else Reg("R", ZERO_REG["R"])
+        word = _put_part(word, spec, "base", base.num)
+        word = _put_part(word, spec, "scale", reg_sel(base), values)
+        word = _put_part(word, spec, "base64", int(base.width == 2))
+        if op.ubase is not None:
+            word = _put_part(word, spec, "ubase", op.ubase.num)
+        desc = mem_desc(op)
+        word = _put_part(word, spec, "desc", DEFAULT_DESC if desc is None else desc.num)
         if "offset" in f:
             word = f["offset"].put(word, op.offset)
         elif op.offset:
             raise EncodeError("this form has no address offset")
         return word
     if spec.kind == "sreg":
-        value = next(v for v, name in spec.names.items() if name == op.name)
-        return f["name"].put(word, value)
+        return _put_part(word, spec, "name", op.name, values)
     if spec.kind == "target":
         if op.addr is None:
             raise EncodeError(f"branch target {op.label!r} has no address yet")

@@ -4,13 +4,16 @@
 nvdisasm's answers; docs/instruction-table.md describes the format) once and indexes it:
 by opcode bits for decoding, by (mnemonic, operand kinds) for encoding.  A form is one
 encoding of one instruction: fixed opcode bits (`mask`/`value`), a template for the bits
-nothing prints, named bit fields for the guard, the modifiers and each operand.
+nothing prints, named bit fields for the guard, the modifiers and each operand, and what
+the instruction reads and writes (`effects`) and its scheduling class (`latency`), which
+the emulator, scheduler and hazard checker work from instead of opcode names.
 """
 from __future__ import annotations
 
 import itertools
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -22,12 +25,89 @@ CTRL_SHIFT = 105
 CTRL_MASK = ((1 << 21) - 1) << CTRL_SHIFT
 # A scoreboard field is "neutral" at 7 (none); the others at 0.
 NEUTRAL = {"stall": 0, "yield_bit": 0, "wbar": 7, "rbar": 7, "wait": 0, "reuse": 0}
+# The letter a form's `kinds` uses for each immediate kind of the IR.
+FLOAT_KINDS = {"f32": "F", "f64": "D", "f16": "H"}
 
 
 class TableError(ValueError):
     """An instruction the table cannot encode (no form, a value out of a field's range)."""
 
 
+# ---------------------------------------------------------------------------------------
+# Operand parts the IR (ptxc/sass/ir.py) may not have yet.  Until Reg has `sel` (the
+# `.H0_H0` of `R0.H0_H0`, the `.X4` scale of `[R2.X4]`) and CBank has `index` (the R8 of
+# `c[0x3][R8+0x100]`), registers and banks that need them are these subclasses; plain
+# ones are the IR's own classes.
+# ---------------------------------------------------------------------------------------
+def _has_field(cls, name: str) -> bool:
+    return name in getattr(cls, "__dataclass_fields__", {})
+
+
+if _has_field(Reg, "sel"):
+    SelReg = Reg
+else:
+    @dataclass(frozen=True)
+    class SelReg(Reg):  # type: ignore[no-redef]
+        sel: str = ""
+
+if _has_field(Mem, "desc"):
+    DescMem = Mem
+else:
+    @dataclass(frozen=True)
+    class DescMem(Mem):  # type: ignore[no-redef]
+        desc: Reg | None = None
+
+# The memory descriptor of `.E` global accesses when an address names none: ptxas loads
+# it with ULDC.64 UR4, c[0x0][0x118] (sm_89 encodes the register, nvdisasm does not print it).
+DEFAULT_DESC = 4
+
+if _has_field(CBank, "index"):
+    IndexedCBank = CBank
+else:
+    @dataclass(frozen=True)
+    class IndexedCBank(CBank):  # type: ignore[no-redef]
+        index: Reg | None = None
+
+
+def make_reg(file: str, num: int, width: int = 1, neg: bool = False, abs: bool = False, inv: bool = False,
+             sel: str = "") -> Reg:
+    if sel or SelReg is Reg:
+        return SelReg(file, num, width=width, neg=neg, abs=abs, inv=inv, sel=sel)
+    return Reg(file, num, width=width, neg=neg, abs=abs, inv=inv)
+
+
+def make_cbank(bank: int, offset: int, neg: bool = False, abs: bool = False, index: Reg | None = None) -> CBank:
+    if index is not None or IndexedCBank is CBank:
+        return IndexedCBank(bank, offset, neg=neg, abs=abs, index=index)
+    return CBank(bank, offset, neg=neg, abs=abs)
+
+
+def make_mem(base: Reg | None, offset: int = 0, ubase: Reg | None = None, desc: Reg | None = None) -> Mem:
+    if desc is not None or DescMem is Mem:
+        return DescMem(base, offset, ubase, desc=desc)
+    return Mem(base, offset, ubase)
+
+
+def mem_desc(mem) -> Reg | None:
+    return getattr(mem, "desc", None)
+
+
+def reg_sel(reg) -> str:
+    return getattr(reg, "sel", "") or ""
+
+
+def cbank_index(cbank) -> Reg | None:
+    return getattr(cbank, "index", None)
+
+
+def is_zero_reg(reg) -> bool:
+    """RZ, PT, URZ, UPT (a barrier register B0.. is never zero)."""
+    return isinstance(reg, Reg) and not reg.virtual and reg.num == ZERO_REG.get(reg.file, -1)
+
+
+# ---------------------------------------------------------------------------------------
+# Fields.
+# ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Field:
     """Bits of the 128-bit word holding one number: pieces are (lo, width, shift), value
@@ -40,6 +120,11 @@ class Field:
     @property
     def top(self) -> int:
         return max(shift + width for _, width, shift in self.pieces)
+
+    @property
+    def low(self) -> int:
+        """The lowest value bit the field holds (2 for a word-aligned offset)."""
+        return min(shift for _, _, shift in self.pieces)
 
     def raw(self, word: int) -> int:
         value = 0
@@ -87,26 +172,56 @@ class ModField:
 
 @dataclass
 class OperandSpec:
+    """One operand of a form: its kind, its fields (numbers and flags) and named parts
+    (`enums`: value -> text, e.g. the special register of S2R), and the parts nothing
+    encodes (`const`: RZ of a hidden register, PR of P2R, the `.64` of an address)."""
     kind: str                      # reg cbank imm fimm mem sreg target
-    role: str                      # dst / src
-    fields: dict                   # part -> Field (num, neg, abs, inv, bank, offset, value, fbits, base, ...)
-    file: str | None = None        # R P UR UP for registers
-    fixed: int | None = None       # a register nothing encodes (always this number)
+    role: str                      # dst / src (what the instruction does to it)
+    fields: dict                   # part -> Field (num neg abs inv bank offset index value fbits base ubase base64
+    #                                desc target); `desc` is printed by nothing (DEFAULT_DESC)
+    enums: dict = field(default_factory=dict)   # part -> {value: text}: name (sreg), sel (reg), scale (mem)
+    enums_if: dict = field(default_factory=dict)  # part -> [(slot, value, {value: text})]: names under a modifier
+    signed_if: dict = field(default_factory=dict)  # part -> [(slot, value, signed)]: I2FP.F32.U32's immediate
+    const: dict = field(default_factory=dict)   # part -> value: num, sel, name, scale, base64, ubase
+    file: str | None = None        # R P UR UP B for registers
     fixed_flags: tuple = ()        # operand modifiers always present (-, |..|, !)
-    names: dict | None = None      # sreg: value -> SR_ name
-    base64: bool = False           # mem: prints [R2.64]
-    no_base: bool = False
-    fixed_ubase: int | None = None
+    float: str = ""                # fimm: f32, f64 (the high word) or f16
     reuse: int | None = None       # bit of Control.reuse that marks this operand
-    width: dict = field(default_factory=dict)  # modifier token ("" otherwise) -> width in registers
-    sfx: str = ""
-    omit_if_pt: bool = False       # nvdisasm does not print this predicate when it is PT
+    width: tuple = ()              # ((regex over the mnemonic, registers), ...): first match wins, else 1
+    omit_if_zero: bool = False     # nvdisasm does not print this register when it is RZ/PT
+    sep: str = ", "                # what nvdisasm prints before it (CALL.REL.NOINC R8 0x0)
+    rz_base: str = "keep"          # 'omit' if nvdisasm leaves out a base RZ (mem) or index RZ (cbank)
+    #                                when more follows
+    index_file: str = "R"          # cbank: the file of its index register (c[0x3][UR4])
+    also_written: bool = False     # a source the instruction also writes (BMOV.32.CLEAR's B6)
 
-    def width_for(self, mods: tuple) -> int:
-        for token, w in self.width.items():
-            if token and token in mods:
+    def names(self, part: str, values: dict) -> dict:
+        """Value -> text of a named part, for an instruction whose modifier fields hold
+        `values` ({slot index: value}): I2F.U8's source selectors are not I2F.S16's."""
+        for slot, value, names in self.enums_if.get(part, ()):
+            if values.get(slot) == value:
+                return names
+        return self.enums[part]
+
+    def signed(self, part: str, values: dict) -> bool:
+        for slot, value, signed in self.signed_if.get(part, ()):
+            if values.get(slot) == value:
+                return signed
+        return self.fields[part].signed
+
+    def width_for(self, name: str) -> int:
+        for pattern, w in self.width:
+            if pattern.search(name):
                 return w
-        return self.width.get("", 1)
+        return 1
+
+    @property
+    def fixed(self) -> int | None:
+        return self.const.get("num")
+
+    @property
+    def base64(self) -> bool:
+        return bool(self.const.get("base64", False))
 
 
 @dataclass
@@ -125,7 +240,9 @@ class Form:
     aliases: list                  # (token, [ {operand index: condition} ... ])
     latency: str
     space_if: tuple                # control fields whose being set prints ' ;'
+    effects: dict = field(default_factory=dict)
     example: str = ""
+    free: int = 0                  # bits no field or opcode claims: as `template` has them
 
     @property
     def opcode(self) -> int:
@@ -153,8 +270,8 @@ class Table:
         for form in self.forms:
             self.by_opcode.setdefault(form.opcode, []).append(form)
             self.by_op.setdefault(form.op, []).append(form)
-            hideable = [j for j, o in enumerate(form.operands) if o.omit_if_pt]
-            for r in range(len(hideable) + 1):  # an instruction may leave out a hidden PT
+            hideable = [j for j, o in enumerate(form.operands) if o.omit_if_zero]
+            for r in range(len(hideable) + 1):  # an instruction may leave out a hidden RZ/PT
                 for drop in itertools.combinations(hideable, r):
                     kinds = tuple(k for j, k in enumerate(form.kinds) if j not in drop)
                     self.by_key.setdefault((form.op, kinds), []).append((form, drop))
@@ -167,10 +284,13 @@ class Table:
         return all(getattr(ctrl, f) == v for f, v in self.control.get("reuse_shown_if", {}).items())
 
     def decode_candidates(self, word: int) -> list:
-        return [f for f in self.by_opcode.get(word & 0xFFF, ()) if word & f.mask == f.value]
+        """Forms whose opcode bits match, those whose bits nothing prints are as the word
+        has them first (two forms may print alike but encode those bits apart)."""
+        forms = [f for f in self.by_opcode.get(word & 0xFFF, ()) if word & f.mask == f.value]
+        return sorted(forms, key=lambda f: (word ^ f.template) & f.free != 0)
 
     def encode_candidates(self, instr: Instr) -> list:
-        """[(form, operand indices the instruction leaves out because they are PT)]."""
+        """[(form, operand indices the instruction leaves out because they are RZ/PT)]."""
         return self.by_key.get((instr.op, operand_kinds(instr.operands)), [])
 
 
@@ -181,7 +301,7 @@ def operand_kind(op) -> str:
     if isinstance(op, CBank):
         return "C"
     if isinstance(op, Imm):
-        return "F" if op.kind == "f32" else "I"
+        return FLOAT_KINDS.get(op.kind, "I")
     if isinstance(op, Mem):
         return "M"
     if isinstance(op, SpecialReg):
@@ -196,17 +316,23 @@ def operand_kinds(operands) -> tuple:
 
 
 def _operand(d: dict) -> OperandSpec:
-    fields = {part: _field(f) for part, f in d["fields"].items() if "names" not in f}
-    names = None
+    fields, enums, enums_if, signed_if = {}, {}, {}, {}
     for part, f in d["fields"].items():
+        fields[part] = _field(f)
         if "names" in f:
-            fields[part] = _field(f)
-            names = {int(k): v for k, v in f["names"].items()}
+            enums[part] = {int(k): v for k, v in f["names"].items()}
+        if "names_if" in f:
+            enums_if[part] = [(c["slot"], c["value"], {int(k): v for k, v in c["names"].items()}) for c in f["names_if"]]
+        if "signed_if" in f:
+            signed_if[part] = [(c["slot"], c["value"], c["signed"]) for c in f["signed_if"]]
     return OperandSpec(
-        kind=d["kind"], role=d["role"], fields=fields, file=d.get("file"), fixed=d.get("fixed"),
-        fixed_flags=tuple(d.get("fixed_flags", ())), names=names, base64=d.get("base64", False),
-        no_base=d.get("no_base", False), fixed_ubase=d.get("fixed_ubase"), reuse=d.get("reuse"),
-        width=d.get("width", {}), sfx=d.get("sfx", ""), omit_if_pt=d.get("omit_if_pt", False))
+        kind=d["kind"], role=d["role"], fields=fields, enums=enums, enums_if=enums_if, signed_if=signed_if,
+        const=dict(d.get("const", {})),
+        file=d.get("file"), fixed_flags=tuple(d.get("fixed_flags", ())), float=d.get("float", ""),
+        reuse=d.get("reuse"), width=tuple((re.compile(p), w) for p, w in d.get("width", ())),
+        omit_if_zero=d.get("omit_if_zero", False), sep=d.get("sep", ", "), rz_base=d.get("rz_base", "keep"),
+        index_file=d.get("index_file", "R"),
+        also_written=d.get("also_written", False))
 
 
 def _form(d: dict) -> Form:
@@ -215,13 +341,20 @@ def _form(d: dict) -> Form:
              ModField(_field(s), {int(k): tuple(v) for k, v in s["values"].items()}, s["default"])
              for s in d["mods"]]
     aliases = [(a["token"], [{int(k): c for k, c in alt.items()} for alt in a["when"]]) for a in d["aliases"]]
+    operands = [_operand(o) for o in d["operands"]]
+    claimed = mask | CTRL_MASK
+    for f in [s.field for s in slots if not isinstance(s, str)] + [f for o in operands for f in o.fields.values()] + \
+            [_field(d["guard"].get("num")), _field(d["guard"].get("inv"))]:
+        for lo, width, _ in (f.pieces if f else ()):
+            claimed |= ((1 << width) - 1) << lo
     return Form(
         name=d["name"], op=d["op"], kinds=tuple(d["kinds"].split(",")) if d["kinds"] else (),
         mask=mask, value=template & mask, template=template,
         guard_num=_field(d["guard"].get("num")), guard_inv=_field(d["guard"].get("inv")),
         guard_file=d["guard"].get("file", "P"),
-        slots=slots, operands=[_operand(o) for o in d["operands"]], aliases=aliases,
-        latency=d["latency"], space_if=tuple(d["space_before_semicolon_if"]), example=d.get("example") or "")
+        slots=slots, operands=operands, aliases=aliases,
+        latency=d["latency"], space_if=tuple(d["space_before_semicolon_if"]), effects=d.get("effects", {}),
+        example=d.get("example") or "", free=~claimed & ((1 << 128) - 1))
 
 
 @lru_cache(maxsize=None)
@@ -277,7 +410,7 @@ def alias_holds(alternatives: list, operands: list) -> bool:
 
 def _condition(op, cond: str) -> bool:
     if cond == "zero":
-        return isinstance(op, Reg) and op.is_zero
+        return is_zero_reg(op)
     if cond.startswith("imm="):
         return isinstance(op, Imm) and op.kind == "int" and op.bits == int(cond[4:])
     if cond == "pow2":
@@ -292,9 +425,18 @@ def alias_for(form: Form, operands: list) -> str | None:
     return None
 
 
-def operand_fits(spec: OperandSpec, op) -> bool:
+def _part_fits(spec: OperandSpec, part: str, value, values: dict) -> bool:
+    """A named part (sel, scale, name) holds `value`: as the form's constant, as one of
+    its field's names, or is absent ("") where the form has neither."""
+    if part in spec.enums:
+        return value in spec.names(part, values).values()
+    return value == spec.const.get(part, "")
+
+
+def operand_fits(spec: OperandSpec, op, values: dict | None = None) -> bool:
     """Whether an IR operand has the shape this operand of a form can hold (values are
-    range-checked when encoding)."""
+    range-checked when encoding); `values` are the form's modifier field values."""
+    values = values or {}
     for flag in ("neg", "abs", "inv"):
         has = bool(getattr(op, flag, False))
         if flag in spec.fixed_flags:
@@ -303,15 +445,24 @@ def operand_fits(spec: OperandSpec, op) -> bool:
         elif has and flag not in spec.fields:
             return False
     if spec.kind == "reg":
-        return not op.virtual and (spec.fixed is None or op.num == spec.fixed)
+        if op.virtual or (spec.fixed is not None and op.num != spec.fixed):
+            return False
+        return _part_fits(spec, "sel", reg_sel(op), values)
+    if spec.kind == "cbank":
+        index = cbank_index(op)
+        return index is None or ("index" in spec.fields and index.file == spec.index_file)
+    if spec.kind == "fimm":
+        return op.kind == spec.float
     if spec.kind == "mem":
-        if (op.base is None) != spec.no_base:
+        if op.base is not None and not _part_fits(spec, "scale", reg_sel(op.base), values):
+            return False
+        if op.base is None and "scale" in spec.const:
             return False
         if op.ubase is None:
-            return spec.fixed_ubase is None and "ubase" not in spec.fields
-        return "ubase" in spec.fields or op.ubase.num == spec.fixed_ubase
+            return "ubase" not in spec.const and "ubase" not in spec.fields
+        return "ubase" in spec.fields or op.ubase.num == spec.const.get("ubase")
     if spec.kind == "sreg":
-        return op.name in spec.names.values()
+        return _part_fits(spec, "name", op.name, values)
     return True
 
 
@@ -323,8 +474,8 @@ def match_form(table: "Table", instr: Instr):
 
 def matching_forms(table: "Table", instr: Instr):
     """Every (form, {slot index: value}, operands) whose modifiers and operand shapes fit
-    `instr`; operands are the instruction's with any PT it left out put back.  A printing
-    alias (IMAD.MOV) leading the modifiers is not part of the form's own."""
+    `instr`; operands are the instruction's with any RZ/PT it left out put back.  A
+    printing alias (IMAD.MOV) leading the modifiers is not part of the form's own."""
     for form, drop in table.encode_candidates(instr):
         mods = tuple(instr.mods)
         if mods and mods[0] in form.alias_tokens:
@@ -338,8 +489,57 @@ def matching_forms(table: "Table", instr: Instr):
         operands = list(instr.operands)
         for j in drop:
             operands.insert(j, Reg(form.operands[j].file, ZERO_REG[form.operands[j].file]))
-        if all(operand_fits(spec, op) for spec, op in zip(form.operands, operands)):
+        if all(operand_fits(spec, op, values) for spec, op in zip(form.operands, operands)):
             yield form, values, operands
+
+
+# ---------------------------------------------------------------------------------------
+# What an instruction reads and writes, from its form (for the emulator, the scheduler
+# and the hazard checker).
+# ---------------------------------------------------------------------------------------
+def effects(instr: Instr, table: "Table | None" = None) -> dict:
+    """{'reads': [...], 'writes': [...], 'mem': {...} or None, 'control': str or None,
+    'latency': class}: registers as (file, first number, count), leaving out RZ/PT;
+    implicit operands (the UR4 descriptor of `.E` accesses) included."""
+    table = table or load()
+    found = match_form(table, instr)
+    if found is None:
+        raise TableError(f"no {table.arch} form for {instr.name}")
+    form, _, operands = found
+    reads, writes = [], []
+    if instr.pred is not None and not is_zero_reg(instr.pred):
+        reads.append((instr.pred.file, instr.pred.num, 1))
+
+    def regs_of(op, spec):
+        if isinstance(op, Reg):
+            return [op]
+        if isinstance(op, Mem):
+            desc = mem_desc(op)
+            if desc is None and "desc" in spec.fields:  # what the encoder puts there
+                desc = Reg("UR", DEFAULT_DESC, width=2)
+            return [r for r in (op.base, op.ubase, desc) if r is not None]
+        if isinstance(op, CBank) and cbank_index(op) is not None:
+            return [cbank_index(op)]
+        return []
+
+    for spec, op in zip(form.operands, operands):
+        for reg in regs_of(op, spec):
+            if is_zero_reg(reg):
+                continue
+            unit = (reg.file, reg.num, reg.width)
+            if spec.role == "dst" and isinstance(op, Reg):
+                writes.append(unit)
+            else:
+                reads.append(unit)
+            if spec.also_written and isinstance(op, Reg):
+                writes.append(unit)
+    name = instr.name
+    for imp in form.effects.get("implicit", ()):
+        if imp.get("if") and imp["if"] not in name.split("."):
+            continue
+        (writes if imp["role"] == "dst" else reads).append((imp["file"], imp["num"], imp.get("width", 1)))
+    return {"reads": reads, "writes": writes, "mem": form.effects.get("mem"),
+            "control": form.effects.get("control"), "latency": form.latency}
 
 
 # ---------------------------------------------------------------------------------------
@@ -356,7 +556,7 @@ def random_instr(form: Form, rng: random.Random, addr: int = 0, ctrl: Control | 
     mods = []
     for i, slot in enumerate(form.slots):
         mods += [slot] if isinstance(slot, str) else list(slot.values[values[i]])
-    operands = [_random_operand(spec, rng, tuple(mods), addr) for spec in form.operands]
+    operands = [_random_operand(spec, rng, form.op, tuple(mods), values, addr) for spec in form.operands]
     pred = None
     if form.guard_num is not None and rng.random() < 0.3:
         pred = Reg(form.guard_file, rng.randrange(8), inv=rng.random() < 0.5 and form.guard_inv is not None)
@@ -367,7 +567,7 @@ def random_instr(form: Form, rng: random.Random, addr: int = 0, ctrl: Control | 
                        wait=rng.choice((0, 0, 1, 4)))
     reuse = 0
     for spec, op in zip(form.operands, operands):
-        if spec.reuse is not None and isinstance(op, Reg) and not op.is_zero and rng.random() < 0.3:
+        if spec.reuse is not None and isinstance(op, Reg) and not is_zero_reg(op) and rng.random() < 0.3:
             reuse |= 1 << spec.reuse
     ctrl = Control(ctrl.stall, ctrl.yield_bit, ctrl.wbar, ctrl.rbar, ctrl.wait, reuse)
     token = alias_for(form, operands)
@@ -377,69 +577,73 @@ def random_instr(form: Form, rng: random.Random, addr: int = 0, ctrl: Control | 
 
 
 def _random_number(f: Field, rng: random.Random, special=(0, 1, 2, 4, 8, 0x10)) -> int:
-    low_zero = min(s for _, _, s in f.pieces)
     if rng.random() < 0.3:
-        value = rng.choice(special) << low_zero
+        value = rng.choice(special) << f.low
     else:
-        value = rng.getrandbits(f.top) & ~((1 << low_zero) - 1)
+        value = rng.getrandbits(f.top) & ~((1 << f.low) - 1)
     if f.signed and value >> (f.top - 1) & 1:
         value -= 1 << f.top
     return value + f.bias
 
 
-def _random_operand(spec: OperandSpec, rng: random.Random, mods: tuple, addr: int):
+def _random_part(spec: OperandSpec, part: str, rng: random.Random, values: dict) -> str:
+    if part in spec.enums:
+        return rng.choice(sorted(set(spec.names(part, values).values())))
+    return spec.const.get(part, "")
+
+
+def _random_reg_num(spec: OperandSpec, part: str, file: str, rng: random.Random) -> int:
+    if part not in spec.fields:
+        return spec.const.get(part, ZERO_REG.get(file, 0))
+    top = spec.fields[part].top
+    if file in ZERO_REG and rng.random() < 0.2:
+        return ZERO_REG[file]
+    return rng.randrange(1 << top)
+
+
+SPECIAL_FLOATS = {
+    "f32": (0, 0x3F800000, 0x3F000000, 0x7F800000, 0xFF800000, 0x80000000, 0x7FC00000, 0x4E6E6B28, 0x7F800001),
+    "f64": (0, 0x3FF00000, 0x3FE00000, 0x7FF00000, 0xFFF00000, 0x80000000, 0x7FF80000, 0x41CDCD65, 0x7FF00001),
+    "f16": (0, 0x3C00, 0x3800, 0x7C00, 0xFC00, 0x8000, 0x7E00, 0x7BFF, 0x7C01),
+}
+
+
+def _random_operand(spec: OperandSpec, rng: random.Random, op: str, mods: tuple, values: dict, addr: int):
+    name = ".".join((op,) + mods)
     flags = {flag: (flag in spec.fixed_flags) or (flag in spec.fields and rng.random() < 0.3)
              for flag in ("neg", "abs", "inv")}
+    f = spec.fields
     if spec.kind == "reg":
-        if spec.fixed is not None:
-            num = spec.fixed
-        else:
-            top = spec.fields["num"].top
-            num = ZERO_REG[spec.file] if rng.random() < 0.2 else rng.randrange(1 << top)
-        return Reg(spec.file, num, width=spec.width_for(mods), **flags)
+        num = _random_reg_num(spec, "num", spec.file, rng)
+        return make_reg(spec.file, num, spec.width_for(name), sel=_random_part(spec, "sel", rng, values), **flags)
     if spec.kind == "cbank":
-        return make_cbank(_random_number(spec.fields["bank"], rng, (0, 1, 3)) & 0x1F,
-                          _random_number(spec.fields["offset"], rng, (0, 0x40, 0x58)), **flags)
+        index = None
+        if "index" in f:
+            index = Reg(spec.index_file, _random_reg_num(spec, "index", spec.index_file, rng))
+        return make_cbank(_random_number(f["bank"], rng, (0, 1, 3)), _random_number(f["offset"], rng, (0, 0x40, 0x58)),
+                          flags["neg"], flags["abs"], index)
     if spec.kind == "imm":
-        f = spec.fields["value"]
-        return Imm((_random_number(f, rng) - f.bias) & ((1 << f.top) - 1))
+        v = f["value"]
+        return Imm((_random_number(v, rng) - v.bias) & ((1 << v.top) - 1))
     if spec.kind == "fimm":
-        special = (0, 0x3F800000, 0x3F000000, 0x7F800000, 0xFF800000, 0x80000000, 0x7FC00000, 0x4E6E6B28)
-        bits = rng.choice(special) if rng.random() < 0.3 else rng.getrandbits(32)
-        return Imm(bits & ((1 << spec.fields["fbits"].top) - 1), "f32")
+        top = f["fbits"].top
+        bits = rng.choice(SPECIAL_FLOATS[spec.float]) if rng.random() < 0.3 else rng.getrandbits(top)
+        return Imm(bits & ((1 << top) - 1) & ~((1 << f["fbits"].low) - 1), spec.float)
     if spec.kind == "mem":
-        base = None
-        if not spec.no_base:
-            base = Reg("R", rng.randrange(256), width=2 if spec.base64 else 1)
-        offset = _random_number(spec.fields["offset"], rng) if "offset" in spec.fields else 0
+        wide = bool(f["base64"].raw(rng.getrandbits(128))) if "base64" in f else spec.base64
+        base = make_reg("R", _random_reg_num(spec, "base", "R", rng), 2 if wide else 1,
+                        sel=_random_part(spec, "scale", rng, values))
+        offset = _random_number(f["offset"], rng) if "offset" in f else 0
         ubase = None
-        if "ubase" in spec.fields:
-            ubase = Reg("UR", rng.randrange(64))
-        elif spec.fixed_ubase is not None:
-            ubase = Reg("UR", spec.fixed_ubase)
-        return Mem(base, offset, ubase)
+        if "ubase" in f:
+            ubase = Reg("UR", _random_reg_num(spec, "ubase", "UR", rng))
+        elif "ubase" in spec.const:
+            ubase = Reg("UR", spec.const["ubase"])
+        desc = Reg("UR", rng.randrange(0, 64, 2), width=2) if "desc" in f else None
+        return make_mem(base, offset, ubase, desc)
     if spec.kind == "sreg":
-        return SpecialReg(rng.choice(sorted(spec.names.values())))
+        return SpecialReg(_random_part(spec, "name", rng, values))
     if spec.kind == "target":
-        align = 1 << min(s for _, _, s in spec.fields["target"].pieces)
+        align = 1 << f["target"].low
         return Target(addr=rng.randrange(0, addr + 0x1000, align))
     raise TableError(f"unknown operand kind {spec.kind}")
-
-
-# ---------------------------------------------------------------------------------------
-# CBank operand modifiers.  ptxc.sass.ir.CBank has no neg/abs/inv yet (FADD R0, R1,
-# -c[0x0][0x160] needs them); until it does, decoded negated banks use this subclass.
-# ---------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class CBankMod(CBank):
-    neg: bool = False
-    abs: bool = False
-    inv: bool = False
-
-
-def make_cbank(bank: int, offset: int, neg: bool = False, abs: bool = False, inv: bool = False) -> CBank:
-    if hasattr(CBank, "__dataclass_fields__") and "neg" in CBank.__dataclass_fields__:
-        return CBank(bank, offset, neg=neg, abs=abs, inv=inv)  # type: ignore[call-arg]
-    if neg or abs or inv:
-        return CBankMod(bank, offset, neg, abs, inv)
-    return CBank(bank, offset)
