@@ -79,7 +79,7 @@ def _print_ir(pass_name: str, func) -> None:
 
 
 def compile_command(argv: list[str]) -> int:
-    from .driver import ARCHS, cubin_bytes, load_module, lower_module, sass_listing
+    from .driver import ARCHS, SASS_ARCHS, cubin_bytes, load_module, lower_module, sass_listing
     from .lower.pipeline import Options, check_pass_names
     from .ptx.printer import print_module
 
@@ -87,6 +87,9 @@ def compile_command(argv: list[str]) -> int:
     emit = args.emit or args.emit_flag or "cubin"
     if args.arch not in ARCHS:
         raise CompileError(Diagnostic(f"unknown -arch '{args.arch}' (supported: {', '.join(ARCHS)})"))
+    if emit != "ptx" and args.arch not in SASS_ARCHS:
+        raise CompileError(Diagnostic(f"-arch={args.arch}: SASS and cubins are not supported yet for this "
+                                      f"target (only {', '.join(SASS_ARCHS)}); -ptx works"))
     source_path = Path(args.input)
     if source_path.suffix not in (".cu", ".ptx"):
         raise CompileError(Diagnostic(f"'{args.input}': expected a .cu or .ptx file"))

@@ -15,7 +15,8 @@ from .ptx.parser import parse_ptx
 from .lower.pipeline import Options, lower_function
 from .sass.ir import Target
 
-ARCHS = ("sm_89", "sm_90")
+ARCHS = ("sm_89", "sm_90")          # targets the PTX path accepts
+SASS_ARCHS = ("sm_89",)             # targets with an instruction table and backend
 INSTR_BYTES = 16
 
 

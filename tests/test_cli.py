@@ -30,6 +30,14 @@ def test_emit_cubin_spellings_and_default_output(tmp_path):
     assert (tmp_path / "b.cubin").read_bytes() == (tmp_path / "vadd.cubin").read_bytes()
 
 
+def test_arch_with_a_space_and_sm90_ptx(tmp_path):
+    assert ptxc(TESTSUITE / "vadd.cu", "-arch", "sm_89", "-o", tmp_path / "a.cubin").returncode == 0
+    result = ptxc(TESTSUITE / "vadd.cu", "-arch=sm_90", "-ptx", "--ptx-version=9.0", "-o", tmp_path / "a.ptx")
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "a.ptx").read_text()
+    assert ".target sm_90" in text and ".version 9.0" in text
+
+
 def test_emit_sass_prints_the_listing():
     result = ptxc(TESTSUITE / "vadd.cu", "--emit=sass")
     assert result.returncode == 0, result.stderr
@@ -72,6 +80,7 @@ def test_disable_pass_changes_the_code():
     (["--disable-pass=assign_regs"], "is required"),
     (["--print-after=nosuch"], "unknown pass 'nosuch'"),
     (["-arch=sm_75"], "unknown -arch 'sm_75'"),
+    (["-arch=sm_90"], "not supported yet"),
 ])
 def test_bad_options(args, message, tmp_path):
     result = ptxc(TESTSUITE / "vadd.cu", "-o", tmp_path / "x.cubin", *args)
