@@ -13,7 +13,7 @@ from typing import Union
 
 # Register numbers that name a zero / true register in each file.
 RZ, PT, URZ, UPT = 255, 7, 63, 7
-ZERO_REG = {"R": RZ, "P": PT, "UR": URZ, "UP": UPT}
+ZERO_REG = {"R": RZ, "P": PT, "UR": URZ, "UP": UPT}  # convergence barriers (B0..B15) have none
 
 
 @dataclass(frozen=True)
@@ -21,24 +21,25 @@ class Reg:
     """A register operand.  `width` counts 32-bit registers (2 for a 64-bit value,
     printed `.64` inside an address); neg/abs/inv are operand modifiers
     (`-R2`, `|R2|`, `!P0`)."""
-    file: str            # 'R', 'P', 'UR', 'UP'
+    file: str            # 'R', 'P', 'UR', 'UP', 'B'
     num: int
     virtual: bool = False
     width: int = 1
     neg: bool = False
     abs: bool = False
     inv: bool = False
+    sel: str = ""        # a half or scale selector printed after the name: `.H0_H0`, `.X4`
 
     @property
     def is_zero(self) -> bool:
-        return not self.virtual and self.num == ZERO_REG[self.file]
+        return not self.virtual and self.num == ZERO_REG.get(self.file)
 
     def key(self) -> tuple:
         """Identity of the value, ignoring operand modifiers."""
         return (self.file, self.num, self.virtual)
 
     def plain(self) -> "Reg":
-        return replace(self, neg=False, abs=False, inv=False)
+        return replace(self, neg=False, abs=False, inv=False, sel="")
 
 
 def R(num: int, width: int = 1) -> Reg:
@@ -69,6 +70,7 @@ class CBank:
     offset: int
     neg: bool = False
     abs: bool = False
+    index: "Reg | None" = None   # `c[0x3][R8+0x100]`, `c[0x3][UR4]`
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class Mem:
     base: Reg | None
     offset: int = 0
     ubase: Reg | None = None
+    desc: Reg | None = None      # the memory descriptor (UR4) that `.E` accesses encode but never print
 
 
 @dataclass(frozen=True)
