@@ -4,6 +4,8 @@
     ptxc vadd.ptx -o vadd.cubin           PTX in: ptxc as a drop-in ptxas
     ptxc vadd.cu --emit=ptx|sass|cubin    (also -ptx, -cubin)
     ptxc dump vadd.cubin                  SASS as cuobjdump -sass prints it
+    ptxc run vadd.cu                      run host main() and its kernels on the emulator
+    ptxc check x.cu                       run x.cu's LAUNCH lines with ptxc's and nvcc's cubins, compare
 
 Errors in the input print `file:line:col: error: ...`, the line and a caret, and
 exit 1 with no output file written.  Anything else escaping is a bug in ptxc and
@@ -28,7 +30,8 @@ class UsageError(Exception):
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptxc", description="CUDA C -> PTX -> SASS -> cubin, in Python.",
-                                epilog="Subcommands: `ptxc dump x.cubin` prints SASS like cuobjdump -sass.")
+                                epilog="Subcommands: `ptxc dump x.cubin` (SASS like cuobjdump -sass), "
+                                       "`ptxc run prog.cu` (the emulator), `ptxc check x.cu` (ptxc vs nvcc).")
     p.add_argument("input", help="a .cu (CUDA C) or .ptx file")
     p.add_argument("-o", dest="output", help="output file (default: the input's name with the emitted suffix)")
     p.add_argument("--emit", choices=EMITS, help="what to write: ptx, sass (text) or cubin (default)")
@@ -156,7 +159,17 @@ def dump_command(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"dump": dump_command}
+def run_command(argv: list[str]) -> int:
+    from .emu.cli import run_command as run  # numba is imported only here
+    return run(argv)
+
+
+def check_command(argv: list[str]) -> int:
+    from .emu.cli import check_command as check
+    return check(argv)
+
+
+COMMANDS = {"dump": dump_command, "run": run_command, "check": check_command}
 
 
 def main(argv: list[str] | None = None) -> int:
