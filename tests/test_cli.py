@@ -113,10 +113,10 @@ def test_ptx_syntax_error(tmp_path):
 def test_unsupported_ptx_instruction_is_named(tmp_path):
     src = tmp_path / "u.ptx"
     src.write_text(".version 9.5\n.target sm_89\n.address_size 64\n.visible .entry k()\n{\n"
-                   "\t.reg .b32 %r<3>;\n\tbrev.b32 %r1, %r2;\n\tret;\n}\n")
+                   "\t.reg .b32 %r<3>;\n\tpmevent 1;\n\tret;\n}\n")
     result = ptxc(src, "-o", tmp_path / "u.cubin")
     assert result.returncode == 1
-    assert f"{src}:7:2: error: unsupported PTX instruction 'brev.b32'" in result.stderr
+    assert f"{src}:7:2: error: unsupported PTX instruction 'pmevent'" in result.stderr
     assert not (tmp_path / "u.cubin").exists()
 
 
