@@ -1,0 +1,631 @@
+"""IEEE-754 arithmetic as the GPU does it, bit-exact, for the jitted core.
+
+Values travel as int64 bit patterns (f32 in the low 32 bits, f64 in all 64).  Every
+operation computes the exact result as an unevaluated pair (s, t) of float64s, s + t
+being the exact value (TwoSum, TwoProduct through a fused multiply-add), then rounds
+that pair once to the destination format in the instruction's mode: RN (to nearest
+even), RM (down), RP (up), RZ (toward zero).  So FADD.RZ, FFMA.RP, DFMA.RM, I2F.U64.RP
+and F2F.F32.F64 round exactly as IEEE says, without double rounding.  The one
+approximation: DFMA in a directed mode decides the direction from a float64 residual,
+which is exact except when the exact result is within 2^-1074 of a float64 (deep in the
+subnormal range).
+
+FTZ flushes subnormal inputs and results to a zero of the same sign.  NaN results are
+the GPU's canonical NaN (0x7fffffff for f32, 0x7fffffffffffffff for f64; f16 0x7fff).
+
+MUFU (the special-function unit) is not bit-exact on silicon: NVIDIA documents a
+maximum error of about 2 ulp for its RCP/RSQ/EX2/LG2/SIN/COS approximations (1 ulp
+for RCP and RSQ).  Here each returns the correctly rounded float32 of the exact function
+(computed in float64), with subnormal inputs flushed to zero as the unit does; RCP64H
+and RSQ64H return the high word of the correctly rounded float64 result (low word
+truncated).  Code that uses MUFU inside a correctly rounded sequence (division, sqrt)
+gives the same answer either way; a bare `__sinf` may differ from silicon by its
+documented error.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+M32 = 0xFFFFFFFF
+SIGN64 = np.int64(-9223372036854775808)
+NAN32 = 0x7FFFFFFF
+NAN64 = np.int64(0x7FFFFFFFFFFFFFFF)
+NAN16 = 0x7FFF
+RN, RM, RP, RZ = 0, 1, 2, 3
+
+
+# ---- bit casts and fused multiply-add (LLVM intrinsics) -----------------------------------
+@intrinsic
+def f32(typingctx, bits):
+    """float32 whose bits are the low 32 bits of an int64."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(builder.trunc(args[0], ir.IntType(32)), ir.FloatType())
+    return types.float32(types.int64), codegen
+
+
+@intrinsic
+def bits32(typingctx, value):
+    """The bits of a float32, zero-extended to int64."""
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.bitcast(args[0], ir.IntType(32)), ir.IntType(64))
+    return types.int64(types.float32), codegen
+
+
+@intrinsic
+def f64(typingctx, bits):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+@intrinsic
+def bits64(typingctx, value):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def fma64(typingctx, a, b, c):
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.DoubleType(), [ir.DoubleType()] * 3)
+        fn = builder.module.declare_intrinsic("llvm.fma", [ir.DoubleType()], fnty)
+        return builder.call(fn, args)
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
+
+# ---- small helpers -------------------------------------------------------------------------
+@njit(cache=True)
+def is_nan32(b):
+    return (b & 0x7F800000) == 0x7F800000 and (b & 0x7FFFFF) != 0
+
+
+@njit(cache=True)
+def is_nan64(b):
+    return (b & 0x7FF0000000000000) == 0x7FF0000000000000 and (b & 0xFFFFFFFFFFFFF) != 0
+
+
+@njit(cache=True)
+def ftz32(b):
+    """Flush a subnormal float32 (bits) to a zero of its sign."""
+    if (b & 0x7F800000) == 0:
+        return b & 0x80000000
+    return b
+
+
+@njit(cache=True)
+def ftz64(b):
+    if (b & 0x7FF0000000000000) == 0:
+        return b & SIGN64
+    return b
+
+
+@njit(cache=True)
+def next32(b, up):
+    """The float32 (bits) next to b toward +inf (up) or -inf."""
+    if (b & 0x7FFFFFFF) == 0:
+        return 1 if up else 0x80000001
+    neg = (b >> 31) & 1
+    if up != (neg == 1):
+        return b + 1
+    return b - 1
+
+
+@njit(cache=True)
+def next64(b, up):
+    if (b & 0x7FFFFFFFFFFFFFFF) == 0:
+        return np.int64(1) if up else (SIGN64 | 1)
+    neg = b < 0
+    if up != neg:
+        return b + 1
+    return b - 1
+
+
+@njit(cache=True)
+def two_sum(a, b):
+    s = a + b
+    bb = s - a
+    t = (a - (s - bb)) + (b - bb)
+    if not math.isfinite(s):
+        t = 0.0
+    return s, t
+
+
+@njit(cache=True)
+def sign_of(x):
+    if x > 0.0:
+        return 1
+    if x < 0.0:
+        return -1
+    return 0
+
+
+# ---- rounding an exact pair ------------------------------------------------------------------
+@njit(cache=True)
+def round32(s, t, mode):
+    """Bits of the float32 nearest (in `mode`) to the exact value s + t."""
+    if s != s:
+        return NAN32
+    r = np.float32(s)
+    rb = bits32(r)
+    if mode == RN and t == 0.0:
+        return rb
+    d = s - np.float64(r)
+    direction = sign_of(d) if d != 0.0 else sign_of(t)   # sign of (exact - r)
+    if direction == 0:
+        return rb
+    if mode == RN:
+        if t != 0.0 and d != 0.0 and math.isfinite(np.float64(r)):
+            nb = next32(rb, d > 0.0)
+            mid = (np.float64(r) + np.float64(f32(nb))) * 0.5
+            if s == mid and (t > 0.0) == (d > 0.0):
+                return nb
+        return rb
+    if mode == RP:
+        return next32(rb, True) if direction > 0 else rb
+    if mode == RM:
+        return next32(rb, False) if direction < 0 else rb
+    # RZ: move toward zero when r is farther from zero than the exact value
+    positive = s > 0.0 or (s == 0.0 and t > 0.0)
+    if positive and direction < 0:
+        return next32(rb, False)
+    if not positive and direction > 0:
+        return next32(rb, True)
+    return rb
+
+
+@njit(cache=True)
+def round64(r, err, mode):
+    """Bits of the float64 in `mode` given r = RN(exact) and the sign of exact - r (err)."""
+    if r != r:
+        return NAN64
+    rb = bits64(r)
+    direction = sign_of(err)
+    if mode == RN or direction == 0:
+        return rb
+    if mode == RP:
+        return next64(rb, True) if direction > 0 else rb
+    if mode == RM:
+        return next64(rb, False) if direction < 0 else rb
+    if r > 0.0 and direction < 0:
+        return next64(rb, False)
+    if r < 0.0 and direction > 0:
+        return next64(rb, True)
+    if r == 0.0:
+        return rb
+    return rb
+
+
+@njit(cache=True)
+def finish32(b, ftz, sat):
+    if is_nan32(b):
+        return NAN32 if not sat else 0
+    if ftz:
+        b = ftz32(b)
+    if sat:
+        x = f32(b)
+        if x < 0.0 or b == 0x80000000:
+            return 0
+        if x > 1.0:
+            return 0x3F800000
+    return b
+
+
+# ---- f32 arithmetic ---------------------------------------------------------------------------
+@njit(cache=True)
+def fadd32(a, b, mode, ftz, sat):
+    if ftz:
+        a = ftz32(a)
+        b = ftz32(b)
+    x = np.float64(f32(a))
+    y = np.float64(f32(b))
+    s, t = two_sum(x, y)
+    if s == 0.0 and t == 0.0:
+        # exact zero: +0 unless both are -0 (or RM gives -0 for x + -x)
+        if x == 0.0 and y == 0.0:
+            neg = (a >> 31) & (b >> 31) & 1
+            if mode == RM:
+                neg = ((a >> 31) | (b >> 31)) & 1
+            return finish32(0x80000000 if neg else 0, ftz, sat)
+        return finish32(0x80000000 if mode == RM else 0, ftz, sat)
+    return finish32(round32(s, t, mode), ftz, sat)
+
+
+@njit(cache=True)
+def fmul32(a, b, mode, ftz, sat):
+    if ftz:
+        a = ftz32(a)
+        b = ftz32(b)
+    p = np.float64(f32(a)) * np.float64(f32(b))       # exact: 24 + 24 bits
+    return finish32(round32(p, 0.0, mode), ftz, sat)
+
+
+@njit(cache=True)
+def ffma32(a, b, c, mode, ftz, sat):
+    if ftz:
+        a = ftz32(a)
+        b = ftz32(b)
+        c = ftz32(c)
+    p = np.float64(f32(a)) * np.float64(f32(b))
+    z = np.float64(f32(c))
+    s, t = two_sum(p, z)
+    if s == 0.0 and t == 0.0:
+        pneg = p < 0.0 or (p == 0.0 and ((a ^ b) >> 31) & 1 == 1)
+        zneg = (c >> 31) & 1 == 1
+        if p == 0.0 and z == 0.0:
+            neg = pneg and zneg
+            if mode == RM:
+                neg = pneg or zneg
+        else:
+            neg = mode == RM
+        return finish32(0x80000000 if neg else 0, ftz, sat)
+    return finish32(round32(s, t, mode), ftz, sat)
+
+
+@njit(cache=True)
+def fmnmx32(a, b, want_min, ftz):
+    if ftz:
+        a = ftz32(a)
+        b = ftz32(b)
+    an, bn = is_nan32(a), is_nan32(b)
+    if an and bn:
+        return NAN32
+    if an:
+        return b
+    if bn:
+        return a
+    x, y = f32(a), f32(b)
+    if x == y:   # -0 is below +0
+        if want_min:
+            return a if (a >> 31) & 1 else b
+        return b if (a >> 31) & 1 else a
+    if want_min:
+        return a if x < y else b
+    return a if x > y else b
+
+
+@njit(cache=True)
+def fcompare(x, y, cmp):
+    """Float comparison (IEEE, with the unordered variants)."""
+    unordered = x != x or y != y
+    if cmp == 0:
+        return False
+    if cmp == 15:
+        return True
+    if cmp == 7:
+        return not unordered
+    if cmp == 8:
+        return unordered
+    if cmp >= 9:
+        if unordered:
+            return True
+        cmp -= 8
+    elif unordered:
+        return False
+    if cmp == 1:
+        return x < y
+    if cmp == 2:
+        return x == y
+    if cmp == 3:
+        return x <= y
+    if cmp == 4:
+        return x > y
+    if cmp == 5:
+        return x != y
+    if cmp == 6:
+        return x >= y
+    return False
+
+
+@njit(cache=True)
+def frnd(x, mode):
+    """Round a float64 to an integral value in `mode` (RN: half to even)."""
+    if mode == RM:
+        return math.floor(x)
+    if mode == RP:
+        return math.ceil(x)
+    if mode == RZ:
+        return math.trunc(x) if math.isfinite(x) else x
+    if not math.isfinite(x):
+        return x
+    r = math.floor(x)
+    diff = x - r
+    if diff > 0.5 or (diff == 0.5 and r * 0.5 != math.floor(r * 0.5)):
+        r += 1.0
+    if r == 0.0 and x < 0.0:
+        return -0.0
+    return r
+
+
+@njit(cache=True)
+def fchk_divide(a, b):
+    """FCHK.DIVIDE: true when a / b by reciprocal and one Newton step could be off
+    (zero, subnormal, infinite or NaN operands, or a quotient near the edges of the
+    exponent range); the code then calls the full IEEE division routine.  Generous:
+    the slow path is exact for every input, only slower."""
+    ea = (a >> 23) & 0xFF
+    eb = (b >> 23) & 0xFF
+    if ea == 0 or ea == 0xFF or eb == 0 or eb == 0xFF:
+        return True
+    d = ea - eb
+    if d >= 126 or d <= -125:
+        return True
+    if eb >= 253 or ea >= 253:
+        return True
+    return False
+
+
+@njit(cache=True)
+def mufu(func, a):
+    """The special-function unit on float32 bits (see the module docstring for errors)."""
+    if func == 6 or func == 7:      # RCP64H, RSQ64H: the high word of a float64
+        x = f64(np.int64(a) << 32)
+        if func == 6:
+            r = 1.0 / x if x != 0.0 else math.copysign(math.inf, x)
+        else:
+            if x < 0.0:
+                return 0x7FFFFFFF
+            r = 1.0 / math.sqrt(x) if x != 0.0 else math.copysign(math.inf, x)
+        return (bits64(r) >> 32) & M32
+    a = ftz32(a)
+    if is_nan32(a):
+        return NAN32
+    x = np.float64(f32(a))
+    if func == 4:      # RCP
+        if x == 0.0:
+            r = math.copysign(math.inf, x)
+        else:
+            r = 1.0 / x
+    elif func == 5:    # RSQ
+        if x == 0.0:
+            r = math.copysign(math.inf, x)
+        elif x < 0.0:
+            return NAN32
+        else:
+            r = 1.0 / math.sqrt(x)
+    elif func == 8:    # SQRT
+        if x < 0.0:
+            return NAN32
+        r = math.sqrt(x)
+    elif func == 2:    # EX2
+        if x > 128.0:
+            r = math.inf
+        elif x < -160.0:
+            r = 0.0
+        else:
+            r = 2.0 ** x
+    elif func == 3:    # LG2
+        if x < 0.0:
+            return NAN32
+        if x == 0.0:
+            r = -math.inf
+        else:
+            r = math.log2(x)
+    elif func == 1:    # SIN of x revolutions
+        if not math.isfinite(x):
+            return NAN32
+        r = math.sin(2.0 * math.pi * (x - math.floor(x)))
+    elif func == 0:    # COS
+        if not math.isfinite(x):
+            return NAN32
+        r = math.cos(2.0 * math.pi * (x - math.floor(x)))
+    elif func == 9:    # TANH
+        r = math.tanh(x)
+    else:
+        return NAN32
+    return ftz32(round32(r, 0.0, RN))
+
+
+# ---- f64 arithmetic -------------------------------------------------------------------------
+@njit(cache=True)
+def dadd(a, b, mode):
+    x, y = f64(a), f64(b)
+    s, t = two_sum(x, y)
+    if s == 0.0 and t == 0.0 and mode == RM and not (x == 0.0 and y == 0.0 and a >= 0 and b >= 0):
+        if x == 0.0 and y == 0.0:
+            return bits64(-0.0) if (a < 0 or b < 0) else np.int64(0)
+        return bits64(-0.0)
+    if s != s:
+        return NAN64
+    return round64(s, t, mode)
+
+
+@njit(cache=True)
+def dmul(a, b, mode):
+    x, y = f64(a), f64(b)
+    p = x * y
+    if p != p:
+        return NAN64
+    if mode == RN or not math.isfinite(p):
+        return round64(p, 0.0, mode) if math.isfinite(p) else _overflow64(p, mode)
+    e = fma64(x, y, -p)
+    return round64(p, e, mode)
+
+
+@njit(cache=True)
+def _overflow64(p, mode):
+    """An infinite RN result in a directed mode: infinity or the largest finite value."""
+    if mode == RN:
+        return bits64(p)
+    if p > 0.0:
+        return bits64(p) if mode == RP else np.int64(0x7FEFFFFFFFFFFFFF)
+    return bits64(p) if mode == RM else (SIGN64 | np.int64(0x7FEFFFFFFFFFFFFF))
+
+
+@njit(cache=True)
+def dfma(a, b, c, mode):
+    x, y, z = f64(a), f64(b), f64(c)
+    r = fma64(x, y, z)
+    if r != r:
+        return NAN64
+    if mode == RN:
+        return bits64(r)
+    if not math.isfinite(r):
+        return _overflow64(r, mode)
+    p = x * y
+    pe = fma64(x, y, -p)              # x*y = p + pe exactly
+    s, se = two_sum(p, z)             # p + z = s + se exactly
+    err = (s - r) + (se + pe)
+    return round64(r, err, mode)
+
+
+@njit(cache=True)
+def dmnmx_select(a, b, want_min):
+    """DSETP.MIN/MAX: (take a, result is NaN)."""
+    an, bn = is_nan64(a), is_nan64(b)
+    if an and bn:
+        return True, True
+    if an:
+        return False, False
+    if bn:
+        return True, False
+    x, y = f64(a), f64(b)
+    if x == y:
+        if want_min:
+            return a < 0, False
+        return a >= 0, False
+    if want_min:
+        return x < y, False
+    return x > y, False
+
+
+# ---- conversions -----------------------------------------------------------------------------
+@njit(cache=True)
+def float_to_int(x, mode, itype):
+    """F2I: a float64 value rounded in `mode`, saturated to the integer type (IT_*);
+    NaN gives 0.  Returns the integer's bits (64-bit for 64-bit types)."""
+    if x != x:
+        return np.int64(0)
+    r = frnd(x, mode)
+    if itype == 4:     # U32
+        if r <= 0.0:
+            return np.int64(0)
+        if r >= 4294967295.0:
+            return np.int64(0xFFFFFFFF)
+        return np.int64(r)
+    if itype == 5:     # S32
+        if r <= -2147483648.0:
+            return np.int64(0x80000000)
+        if r >= 2147483647.0:
+            return np.int64(0x7FFFFFFF)
+        return np.int64(r) & M32
+    if itype == 6:     # U64
+        if r <= 0.0:
+            return np.int64(0)
+        if r >= 18446744073709551615.0:
+            return np.int64(-1)
+        if r >= 9223372036854775808.0:
+            return np.int64(r - 9223372036854775808.0) | SIGN64
+        return np.int64(r)
+    if itype == 7:     # S64
+        if r <= -9223372036854775808.0:
+            return SIGN64
+        if r >= 9223372036854775807.0:
+            return np.int64(0x7FFFFFFFFFFFFFFF)
+        return np.int64(r)
+    if itype == 2 or itype == 0:   # U16 / U8
+        top = 65535.0 if itype == 2 else 255.0
+        if r <= 0.0:
+            return np.int64(0)
+        if r >= top:
+            return np.int64(top)
+        return np.int64(r)
+    top = 32767.0 if itype == 3 else 127.0
+    if r <= -top - 1.0:
+        return np.int64(-top - 1.0) & 0xFFFF
+    if r >= top:
+        return np.int64(top)
+    return np.int64(r) & 0xFFFF
+
+
+@njit(cache=True)
+def int_value(bits, itype):
+    """(high, low) float64 parts whose sum is exactly the integer `bits` of type IT_*."""
+    if itype == 0:
+        return 0.0, np.float64(bits & 0xFF)
+    if itype == 1:
+        v = bits & 0xFF
+        return 0.0, np.float64(v - 256 if v >= 128 else v)
+    if itype == 2:
+        return 0.0, np.float64(bits & 0xFFFF)
+    if itype == 3:
+        v = bits & 0xFFFF
+        return 0.0, np.float64(v - 65536 if v >= 32768 else v)
+    if itype == 4:
+        return 0.0, np.float64(bits & M32)
+    if itype == 5:
+        v = bits & M32
+        return 0.0, np.float64(v - 4294967296 if v >= 2147483648 else v)
+    lo = np.float64(bits & M32)
+    hi32 = (bits >> 32) & M32
+    if itype == 7 and hi32 >= 2147483648:
+        hi = np.float64(hi32 - 4294967296) * 4294967296.0
+    else:
+        hi = np.float64(hi32) * 4294967296.0
+    return hi, lo
+
+
+@njit(cache=True)
+def int_to_f32(bits, itype, mode):
+    hi, lo = int_value(bits, itype)
+    s, t = two_sum(hi, lo)
+    return round32(s, t, mode)
+
+
+@njit(cache=True)
+def int_to_f64(bits, itype, mode):
+    hi, lo = int_value(bits, itype)
+    s, t = two_sum(hi, lo)
+    return round64(s, t, mode)
+
+
+# ---- half precision ---------------------------------------------------------------------------
+@njit(cache=True)
+def h2f(h):
+    """float64 value of f16 bits."""
+    h = h & 0xFFFF
+    sign = -1.0 if (h >> 15) & 1 else 1.0
+    e = (h >> 10) & 0x1F
+    m = h & 0x3FF
+    if e == 0:
+        return sign * m * 2.0 ** -24
+    if e == 31:
+        return sign * math.inf if m == 0 else math.nan
+    return sign * (1024 + m) * 2.0 ** (e - 25)
+
+
+@njit(cache=True)
+def round16(s, t):
+    """f16 bits nearest (ties to even) to the exact value s + t."""
+    if s != s:
+        return NAN16
+    sign = 0
+    if s < 0.0 or (s == 0.0 and t < 0.0):
+        sign = 0x8000
+        s, t = -s, -t
+    if s == math.inf:
+        return sign | 0x7C00
+    if s < 2.0 ** -14:
+        ulp = 2.0 ** -24
+        base = 0
+    else:
+        e = math.frexp(s)[1] - 1          # s in [2^e, 2^(e+1))
+        ulp = 2.0 ** (e - 10)
+        base = (e + 15) << 10
+    q = s / ulp
+    n = math.floor(q)
+    frac = q - n
+    if frac > 0.5 or (frac == 0.5 and (t > 0.0 or (t == 0.0 and int(n) % 2 == 1))):
+        n += 1.0
+    if base == 0:
+        bits = int(n)
+    else:
+        bits = base + int(n) - 1024
+    if bits >= 0x7C00:
+        bits = 0x7C00
+    return sign | bits

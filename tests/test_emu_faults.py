@@ -1,0 +1,263 @@
+"""Planted faults the emulator must catch, and bad input it must refuse clearly:
+an out-of-bounds store (a compute-sanitizer-like report), a reduction without its
+__syncthreads (a wrong result, reported by comparison), a scoreboard wait removed from
+nvcc's SASS (--check-hazards names the instruction), malformed launch specs, a missing
+kernel, wrong argument counts, and a kernel that never ends (--max-steps)."""
+from __future__ import annotations
+
+import functools
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptxc import oracle
+from ptxc.emu.cli import check_command, run_command
+from ptxc.emu.device import Device, LaunchError
+from ptxc.emu.launch_spec import SpecError, parse_file, parse_line
+from ptxc.emu.specrun import differences, run_launches
+
+pytestmark = pytest.mark.oracle
+needs_nvcc = pytest.mark.skipif(not oracle.available("nvcc"), reason="nvcc (the oracle) is not installed")
+TESTSUITE = Path(__file__).resolve().parent.parent / "testsuite"
+
+
+@functools.lru_cache(maxsize=None)
+def nvcc(source: str) -> bytes:
+    tmp = Path(tempfile.mkdtemp(prefix="emu-fault-"))
+    (tmp / "k.cu").write_text(source)
+    oracle.nvcc_cubin(tmp / "k.cu", tmp / "k.cubin")
+    return (tmp / "k.cubin").read_bytes()
+
+
+def run_spec(source: str, **kw):
+    return run_launches(nvcc(source), parse_file(source, "k.cu"), source, "k.cu", **kw)
+
+
+# ---- an out-of-bounds store ---------------------------------------------------------------
+OFF_BY_ONE = """
+// LAUNCH: scale grid=4 block=256 x=f32[1000]:rand n=1000
+__global__ void scale(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) x[i] = 2.0f * x[i];      // <= : one past the end
+}
+"""
+
+
+@needs_nvcc
+def test_out_of_bounds_store_is_reported():
+    with pytest.raises(LaunchError) as info:
+        run_spec(OFF_BY_ONE)
+    report = str(info.value)
+    # the first bad access is the read of x[1000] by thread 232 of block 3
+    assert "Invalid __global__ read of size 4 bytes" in report
+    assert "by thread (232,0,0) in block (3,0,0)" in report
+    assert "LDG.E" in report and "SASS: /*" in report
+    assert "is 0 bytes after the nearest allocation" in report and "of size 4000 bytes ('x')" in report
+
+
+STORE_PAST_END = """
+// LAUNCH: fill grid=1 block=64 x=i32[60]:zero
+__global__ void fill(int* x) { x[threadIdx.x] = threadIdx.x; }
+"""
+
+
+@needs_nvcc
+def test_out_of_bounds_write_names_the_store():
+    with pytest.raises(LaunchError) as info:
+        run_spec(STORE_PAST_END)
+    report = str(info.value)
+    assert "Invalid __global__ write of size 4 bytes" in report
+    assert "by thread (60,0,0) in block (0,0,0)" in report
+    assert "STG.E" in report
+    assert "0 bytes after the nearest allocation" in report
+
+
+MISALIGNED = """
+// LAUNCH: misaligned grid=1 block=32 x=i32[64]:zero
+__global__ void misaligned(int* x) {
+    int* p = (int*)((char*)x + 2);
+    p[threadIdx.x] = 1;
+}
+"""
+
+
+@needs_nvcc
+def test_misaligned_store_is_reported():
+    with pytest.raises(LaunchError) as info:
+        run_spec(MISALIGNED)
+    assert "Misaligned __global__ write of size 4 bytes" in str(info.value)
+
+
+SHARED_OOB = """
+// LAUNCH: shared_oob grid=1 block=64 out=i32[64]:zero
+__global__ void shared_oob(int* out) {
+    __shared__ int buf[32];
+    buf[threadIdx.x] = threadIdx.x;     // threads 32..63 write past the 128-byte buffer
+    __syncthreads();
+    out[threadIdx.x] = buf[threadIdx.x & 31];
+}
+"""
+
+
+@needs_nvcc
+def test_shared_out_of_bounds_is_reported():
+    with pytest.raises(LaunchError) as info:
+        run_spec(SHARED_OOB)
+    report = str(info.value)
+    assert "Invalid __shared__ write of size 4 bytes" in report
+    assert "by thread (32,0,0)" in report
+
+
+# ---- a reduction without __syncthreads ---------------------------------------------------------
+@needs_nvcc
+def test_missing_syncthreads_gives_a_wrong_result():
+    good = (TESTSUITE / "reduce_shared.cu").read_text()
+    assert good.count("__syncthreads();") == 2
+    racy = good.replace("        __syncthreads();\n    }", "    }")     # the one inside the loop
+    assert racy.count("__syncthreads();") == 1
+    a, b = run_spec(good), run_spec(racy)
+    x = a.initial["in"].reshape(64, 256).copy()
+    width = 256
+    while width > 1:
+        width //= 2
+        x[:, :width] = x[:, :width] + x[:, width:2 * width]
+    assert not differences("out", a.buffers["out"], x[:, 0])            # the correct kernel is right
+    wrong = differences("out", b.buffers["out"], a.buffers["out"])
+    assert wrong, "the race must show: warps do not run in lockstep across a block"
+    assert len(wrong) == 64                                               # every block's sum is off
+
+
+# ---- a scoreboard wait removed by hand ------------------------------------------------------------
+def patch_wait(cubin: bytes, kernel_op: str, keep=lambda instr: True) -> tuple[bytes, int]:
+    """Clear the wait mask of the first instruction `kernel_op` in the cubin's text (edit
+    the control bits in place: bits 116..121 of the 128-bit word)."""
+    from ptxc.cubin.reader import read_cubin
+    from ptxc.sass.decode import decode_all
+    c = read_cubin(cubin)
+    text = next(s for s in c.sections if s.name.startswith(".text."))
+    for addr, instr in decode_all(text.data):
+        if instr.op == kernel_op and instr.ctrl.wait and keep(instr):
+            word = int.from_bytes(text.data[addr:addr + 16], "little")
+            word &= ~(0x3F << 116)
+            data = bytearray(cubin)
+            data[text.offset + addr:text.offset + addr + 16] = word.to_bytes(16, "little")
+            return bytes(data), addr
+    raise AssertionError(f"no {kernel_op} waits on a scoreboard")
+
+
+VADD_SPEC = """
+// LAUNCH: vadd grid=4 block=256 a=f32[1024]:rand b=f32[1024]:rand c=f32[1024]:zero n=1024
+""" + (TESTSUITE / "vadd.cu").read_text().split("int main")[0]
+
+
+@needs_nvcc
+def test_nvccs_vadd_has_no_hazards():
+    run = run_spec(VADD_SPEC, check_hazards=True)
+    assert run.hazards == []
+
+
+@needs_nvcc
+def test_removed_scoreboard_wait_is_named():
+    broken, addr = patch_wait(nvcc(VADD_SPEC), "FADD")
+    launches = parse_file(VADD_SPEC, "k.cu")
+    run = run_launches(broken, launches, VADD_SPEC, "k.cu", check_hazards=True)
+    kinds = {h.kind for h in run.hazards}
+    assert kinds == {"scoreboard"}
+    texts = [str(h) for h in run.hazards]
+    assert all(f"/*{addr:04x}*/ FADD" in t for t in texts), texts
+    assert any("LDG.E" in t and "SB" in t for t in texts)
+
+
+# ---- bad specs, missing kernels, wrong argument counts ---------------------------------------------
+@pytest.mark.parametrize("line, message, col", [
+    ("vadd block=256 n=1", "missing grid=", 1),
+    ("vadd grid=0 block=256", "at least 1", 11),
+    ("vadd grid=4,4,4,4 block=1", "X, X,Y or X,Y,Z", 11),
+    ("vadd grid=4 block=256 a=f33[4]:zero", "unknown buffer type 'f33'", 25),
+    ("vadd grid=4 block=256 a=f32[4]:random", "unknown initializer 'random'", 32),
+    ("vadd grid=4 block=256 a=f32[x]:zero", "buffer length 'x' is not an integer", 29),
+    ("vadd grid=4 block=256 a=f32[4]", "needs an initializer", 31),
+    ("vadd grid=4 block=256 a=f32[4]:randint(5)", "randint takes two integers", 32),
+    ("vadd grid=4 block=256 n=abc", "'abc' is not a number", 25),
+    ("vadd grid=4 block=256 n=1 n=2", "given twice", 27),
+    ("vadd grid=4 block=256 oops", "expected key=value", 23),
+])
+def test_bad_launch_specs(line, message, col):
+    with pytest.raises(SpecError) as info:
+        parse_line(line, "k.cu", 7, 1, "\n" * 6 + line)
+    text = info.value.format()
+    assert f"k.cu:7:{col}: error:" in text and message in text
+    assert text.splitlines()[-1] == " " * (col - 1) + "^"
+
+
+@needs_nvcc
+def test_missing_kernel_and_wrong_argument_count():
+    source = VADD_SPEC.replace("// LAUNCH: vadd", "// LAUNCH: vsub")
+    with pytest.raises(SpecError) as info:
+        run_spec(source)
+    assert "no kernel 'vsub'" in info.value.format() and "it has: vadd" in info.value.format()
+    source = VADD_SPEC.replace(" n=1024", "")
+    with pytest.raises(SpecError) as info:
+        run_spec(source)
+    assert "kernel 'vadd' takes 4 argument(s); this line gives 3" in info.value.format()
+    source = VADD_SPEC.replace("n=1024", "n=f32[4]:zero")
+    with pytest.raises(SpecError) as info:
+        run_spec(source)
+    assert "parameter 4 of 'vadd' is not a pointer" in info.value.format()
+
+
+# ---- a kernel that never ends ------------------------------------------------------------------------
+FOREVER = """
+// LAUNCH: spin grid=2 block=64 flag=i32[1]:zero
+__global__ void spin(volatile int* flag) {
+    while (flag[0] == 0) { }
+}
+"""
+
+
+@needs_nvcc
+def test_kernel_that_never_ends_stops_at_max_steps():
+    with pytest.raises(LaunchError) as info:
+        run_spec(FOREVER, max_steps=100_000)
+    report = str(info.value)
+    assert "did not finish within 100000 warp instructions (--max-steps)" in report
+    assert info.value.kind == "max-steps"
+
+
+# ---- the commands: errors, not tracebacks --------------------------------------------------------------
+@needs_nvcc
+def test_check_command_reports_spec_errors(tmp_path, capsys):
+    path = tmp_path / "bad.cu"
+    path.write_text(VADD_SPEC.replace("block=256", "block=256 colour=red"))
+    assert check_command([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "bad.cu:2:" in err and "error:" in err and "Traceback" not in err
+
+
+def test_run_command_missing_file(capsys):
+    assert run_command(["/nonexistent/prog.cu"]) == 1
+    assert "no such file" in capsys.readouterr().err
+
+
+@needs_nvcc
+def test_run_command_reports_a_crashing_kernel(tmp_path, capsys):
+    path = tmp_path / "crash.cu"
+    path.write_text("""
+#include <stdio.h>
+__global__ void poke(int* p) { p[threadIdx.x + 1000000] = 1; }
+int main() {
+    int* d;
+    cudaMalloc(&d, 64 * sizeof(int));
+    poke<<<1, 64>>>(d);
+    cudaDeviceSynchronize();
+    printf("not reached\\n");
+    return 0;
+}
+""")
+    assert run_command([str(path), "--with=nvcc"]) == 1
+    captured = capsys.readouterr()
+    assert "Invalid __global__ write of size 4 bytes" in captured.err
+    assert "crash.cu:7:" in captured.err
+    assert "not reached" not in captured.out and "Traceback" not in captured.err

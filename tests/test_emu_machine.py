@@ -1,0 +1,114 @@
+"""Machine features beyond the testsuite: dynamic shared memory, __device__ variables,
+the documented execution order (last lane's store wins, blocks in order), determinism,
+and the program compiler's view of instructions."""
+from __future__ import annotations
+
+import functools
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptxc import oracle
+from ptxc.emu.device import GLOBAL_BASE, Device
+from ptxc.emu.launch_spec import parse_file
+from ptxc.emu.specrun import run_launches
+
+pytestmark = pytest.mark.oracle
+needs_nvcc = pytest.mark.skipif(not oracle.available("nvcc"), reason="nvcc (the oracle) is not installed")
+
+
+@functools.lru_cache(maxsize=None)
+def nvcc(source: str) -> bytes:
+    tmp = Path(tempfile.mkdtemp(prefix="emu-machine-"))
+    (tmp / "k.cu").write_text(source)
+    oracle.nvcc_cubin(tmp / "k.cu", tmp / "k.cubin")
+    return (tmp / "k.cubin").read_bytes()
+
+
+def run_spec(source: str, **kw):
+    return run_launches(nvcc(source), parse_file(source, "k.cu"), source, "k.cu", **kw)
+
+
+DYNAMIC = """
+// LAUNCH: reverse grid=2 block=64 shared=256 x=i32[128]:iota out=i32[128]:zero
+// LAUNCH: mixed grid=2 block=32 shared=128 y=f32[64]:rand res=f32[64]:zero
+__global__ void reverse(const int* x, int* out) {
+    extern __shared__ int buf[];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    buf[t] = x[i];
+    __syncthreads();
+    out[i] = buf[blockDim.x - 1 - t];
+}
+__global__ void mixed(const float* y, float* res) {
+    __shared__ float fixed[32];
+    extern __shared__ float dyn[];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    fixed[t] = y[i];
+    dyn[t] = 2.0f * y[i];
+    __syncthreads();
+    res[i] = fixed[31 - t] + dyn[(t + 1) & 31];
+}
+"""
+
+
+@needs_nvcc
+def test_dynamic_shared_memory():
+    run = run_spec(DYNAMIC)
+    assert np.array_equal(run.buffers["out"], np.arange(128).reshape(2, 64)[:, ::-1].reshape(-1))
+    y = run.initial["y"].reshape(2, 32)
+    assert np.array_equal(run.buffers["res"].reshape(2, 32), y[:, ::-1] + 2 * np.roll(y, -1, axis=1))
+
+
+ORDER = """
+// LAUNCH: last_wins grid=3 block=64 out=i32[4]:zero
+__device__ int counter;
+__global__ void last_wins(int* out) {
+    out[0] = blockIdx.x * 1000 + threadIdx.x;          // every thread stores to one address
+    atomicAdd(&counter, threadIdx.x & 1);
+    __syncthreads();
+    if (threadIdx.x == 0) { out[1 + blockIdx.x] = counter; }
+}
+"""
+
+
+@needs_nvcc
+def test_documented_order_and_device_variables():
+    run = run_spec(ORDER)
+    # blocks in order, warps in order, lanes 0..31: the last store is block 2's thread 63
+    assert run.buffers["out"].tolist() == [2063, 32, 64, 96]
+
+
+@needs_nvcc
+def test_runs_are_deterministic():
+    source = (Path(__file__).resolve().parent.parent / "testsuite" / "isa_reduce.cu").read_text()
+    a = run_spec(source)
+    b = run_spec(source)
+    for key in a.buffers:
+        assert a.buffers[key].tobytes() == b.buffers[key].tobytes()
+
+
+def test_allocations_are_aligned_with_red_zones():
+    dev = Device()
+    a = dev.malloc(100, "a")
+    b = dev.malloc(4096, "b")
+    assert a == GLOBAL_BASE and a % 512 == 0 and b % 512 == 0
+    assert b - (a + 100) >= 512                         # the red zone catches x[n]
+    assert dev.memory.nearest(a + 100).name == "a"
+
+
+def test_program_rows_resolve_rz_and_constants():
+    from ptxc.emu import isa as I
+    from ptxc.emu.program import compile_program, resolve_cbanks
+    from ptxc.sass.ir import CBank, Imm, Instr, Reg
+    iadd = Instr("IADD3", (), [Reg("R", 3)], [Reg("R", 1), CBank(0, 0x160), Reg("R", 255)])
+    prog = compile_program("k", [(0, iadd)])
+    row = prog.rows[0]
+    assert row[I.F_OP] == I.OP_IADD3 and row[I.F_D0] == 3
+    assert (row[I.F_S + 3], row[I.F_S + 4]) == (I.K_CB, 0x160)
+    assert (row[I.F_S + 6], row[I.F_S + 7]) == (I.K_IMM, 0)               # RZ reads as 0
+    resolved = resolve_cbanks(prog.rows, {0: bytes(0x160) + (1234).to_bytes(4, "little")})
+    assert (resolved[0, I.F_S + 3], resolved[0, I.F_S + 4]) == (I.K_IMM, 1234)
+    unknown = compile_program("k", [(0, Instr("UNKNOWN", (), [], [Imm(0)]))])
+    assert unknown.rows[0, I.F_OP] == I.OP_UNKNOWN and 0 in unknown.unsupported
