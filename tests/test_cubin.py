@@ -275,19 +275,80 @@ def test_reader_agrees_with_cuobjdump(nvcc_cubins, source):
         assert k.text == cubin.section(f".text.{k.name}").data
 
 
+# ---- sm_90: nvcc's own layout -----------------------------------------------------------
+
+# Kernels with and without shared memory in one file, the first (in file order: the last
+# in source) without: where ptxas puts .nv.shared.reserved.0, the empty .rela.text.<k>
+# and the nameless .nv.reservedSmem.cap symbol depends on that order.
+MIXED_SHARED = """
+__global__ void first(int* out) { out[threadIdx.x] = threadIdx.x; }
+__global__ void second(int* out) {
+    __shared__ int s[64];
+    s[threadIdx.x % 64] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 64];
+}
+__global__ void third(float* out) { out[threadIdx.x] = 2.0f * threadIdx.x; }
+"""
+
+
+@pytest.fixture(scope="module")
+def mixed_shared(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("src") / "mixed_shared.cu"
+    path.write_text(MIXED_SHARED)
+    return path
+
+
+def sm90_sources(mixed: Path) -> list[Path]:
+    return IDENTICAL + [mixed]
+
+
 @pytest.mark.oracle
-@pytest.mark.parametrize("source", IDENTICAL, ids=lambda p: p.stem)
-def test_sm90(nvcc_cubins, source, tmp_path):
-    """sm_90 keeps the sm_89 layout with sm_90's flags and parameter base (nvcc lays
-    sm_90 out differently; see docs/cubin.md).  NVIDIA's tools must accept it."""
-    theirs = read_cubin(nvcc_cubins(source, "sm_90").read_bytes())
-    data = write_cubin(theirs.kernels, arch="sm_90")
+@pytest.mark.parametrize("which", range(len(IDENTICAL) + 1))
+def test_byte_identical_to_nvcc_sm90(nvcc_cubins, mixed_shared, which):
+    """nvcc's sm_90 cubin, read and written again with ptxas's tool strings: the same bytes."""
+    theirs = nvcc_cubins(sm90_sources(mixed_shared)[which], "sm_90").read_bytes()
+    cubin = read_cubin(theirs)
+    assert cubin.arch == "sm_90"
+    assert write_cubin(cubin.kernels, arch="sm_90", **cubin.tool_strings()) == theirs
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("which", range(len(IDENTICAL) + 1))
+def test_nvidia_tools_read_ours_as_nvccs_sm90(nvcc_cubins, mixed_shared, which, tmp_path):
+    theirs = nvcc_cubins(sm90_sources(mixed_shared)[which], "sm_90")
     ours = tmp_path / "ours.cubin"
-    ours.write_bytes(data)
-    proc = oracle.run("cuobjdump", "-elf", str(ours))
-    assert proc.stderr == "" and "sm=90" in proc.stdout
-    assert oracle.run("nvdisasm", "-c", str(ours)).stderr == ""
-    assert read_cubin(data).kernels == theirs.kernels
+    ours.write_bytes(rewrite(theirs.read_bytes()))  # tool name "ptxc"
+    for tool, args in (("cuobjdump", ["-elf"]), ("cuobjdump", ["-sass"]), ("nvdisasm", ["-c"])):
+        proc = oracle.run(tool, *args, str(ours))
+        assert proc.stderr == "", f"{tool} {args}: {proc.stderr}"
+    assert cuobjdump_elf_without_tool_note(ours) == cuobjdump_elf_without_tool_note(theirs)
+    assert oracle.cuobjdump_sass(ours) == oracle.cuobjdump_sass(theirs)
+
+
+def test_sm90_layout():
+    """What sm_90 has that sm_89 does not, on the sample kernels (no oracle needed)."""
+    kernels = [KernelImage(k.name, k.text, k.params, k.regcount, k.exit_offsets, param_base=0x210,
+                           shared_size=k.shared_size + 0x400 if k.shared_size else 0, shared_align=k.shared_align,
+                           num_barriers=k.num_barriers, max_threads=k.max_threads, cfa_offset=k.cfa_offset,
+                           frame_size=k.frame_size, min_stack_size=k.min_stack_size,
+                           crs_stack_size=k.crs_stack_size, max_reg_count=k.max_reg_count)
+               for k in sample_kernels()]
+    cubin = read_cubin(write_cubin(kernels, arch="sm_90"))
+    assert cubin.kernels == kernels
+    names = [s.name for s in cubin.sections]
+    assert ".nv.compat" in names and ".nv.rel.action" not in names and ".rel.debug_frame" not in names
+    assert names.index(".rela.debug_frame") < names.index(".text._Z5framev") < names.index(".nv.constant0._Z5framev")
+    # the reserved window follows the first kernel in file order (_Z5framev, no shared memory)
+    assert names.index(".nv.shared.reserved.0") < names.index(".nv.shared._Z5mixedcdsxPi")
+    assert [n for n in names if n.startswith(".rela.text.")] == [".rela.text._Z5mixedcdsxPi",
+                                                                 ".rela.text._Z6reducePKfPf"]
+    text = cubin.section(".text._Z6reducePKfPf")
+    assert text.info == next(i for i, s in enumerate(cubin.symbols) if s.name == "_Z6reducePKfPf")  # no regcount
+    assert [p.type for p in cubin.segments] == [elf.PT_PHDR] + [elf.PT_LOAD] * 4
+    records = {r.name for r in cubin.kernel_info["_Z4vaddPKfS0_Pfi"]}
+    assert {"EIATTR_SW_WAR", "EIATTR_NVSAL_SW_WAR", "EIATTR_PREEXIT_USED", "EIATTR_SPARSE_MMA_MASK"} <= records
+    assert cubin.symbols[-1].name == ".nv.constant0._Z4vaddPKfS0_Pfi"
 
 
 @pytest.mark.oracle

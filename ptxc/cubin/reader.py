@@ -206,7 +206,7 @@ def _cfa_offset(cubin: Cubin, symbol: int) -> int | None:
     """Where the kernel's FDE re-states the CFA: the sum of the advances before its
     DW_CFA_def_cfa (see writer._fde)."""
     frame = cubin.section(".debug_frame")
-    relocs = cubin.relocations.get(".rel.debug_frame", [])
+    relocs = cubin.relocations.get(".rel.debug_frame") or cubin.relocations.get(".rela.debug_frame", [])  # sm_90: RELA
     reloc = next((r for r in relocs if r.symbol == symbol), None)
     if frame is None or reloc is None:
         return None

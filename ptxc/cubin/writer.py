@@ -1,10 +1,12 @@
 """Write a cubin: kernels' SASS bytes and launch attributes -> an ELF file the CUDA
 driver, cuobjdump and nvdisasm accept.
 
-The layout is ptxas 13.5's for sm_89, section for section and byte for byte (see
-docs/cubin.md); given nvcc's own .text and the same tool strings it reproduces nvcc's
-cubin exactly.  Kernels are passed in source (PTX) order; like ptxas, the file holds
-them in reverse order.
+The layout is ptxas 13.5's, section for section and byte for byte, for sm_89 (_Plan)
+and for sm_90, which ptxas lays out differently (_PlanSM90: .nv.compat, the reserved
+shared window, constant banks after the code, five program headers; see docs/cubin.md).
+Given nvcc's own .text and the same tool strings it reproduces nvcc's cubin exactly.
+Kernels are passed in source (PTX) order; like ptxas, the file holds them in reverse
+order.
 """
 from __future__ import annotations
 
@@ -102,7 +104,7 @@ def write_cubin(kernels: list[KernelImage], arch: str = "sm_89", tool_name: str 
         raise ValueError("two kernels with the same name")
     if tool_args is None:
         tool_args = f"-arch {arch} -m 64"
-    plan = _Plan(list(reversed(kernels)), arch)
+    plan = (_PlanSM90 if arch == "sm_90" else _Plan)(list(reversed(kernels)), arch)
     return plan.build((tool_name, tool_version, tool_branch, tool_args))
 
 
@@ -152,8 +154,7 @@ class _Plan:
         self.index = {name: i + 1 for i, name in enumerate(names)}
 
     def _compat_names(self) -> list[str]:
-        """sm_90 adds .nv.compat, which cuobjdump and nvdisasm require for sm_90."""
-        return [".nv.compat"] if self.arch == "sm_90" else []
+        return []  # sm_89 has no .nv.compat (sm_90: _PlanSM90)
 
     def _number_symbols(self) -> None:
         """Section symbols first (ptxas's order), then one global symbol per kernel."""
@@ -192,9 +193,6 @@ class _Plan:
             Section(".nv.info", SHT_CUDA_INFO, data=ni.encode_records(self._global_info()),
                     link=idx[".symtab"], align=4),
         ]
-        if self._compat_names():
-            secs.append(Section(".nv.compat", SHT_CUDA_COMPAT_INFO,
-                                data=ni.encode_records(ni.sm90_compat_records()), align=4))
         for k in self.kernels:
             secs.append(Section(f".nv.info.{k.name}", SHT_CUDA_INFO, elf.SHF_INFO_LINK,
                                 ni.encode_records(self._kernel_info(k)), link=idx[".symtab"],
@@ -274,6 +272,212 @@ class _Plan:
                                          self.symbol_index[k.name], R_CUDA_64))
             data += fde
         return bytes(data), relocs[::-1]
+
+
+# ---- sm_90 ------------------------------------------------------------------------
+
+RESERVED_SHARED = ".nv.shared.reserved.0"
+STO_CUDA_RESERVED_SHARED = 0xA0   # st_other of __nv_reservedSMEM_offset_0_alias
+STV_INTERNAL = 0x1                # st_other of the nameless symbol left of .nv.reservedSmem.cap
+NVINFO_SW_WAR = 8                 # EIATTR_SW_WAR's payload in every sm_90 kernel
+
+
+@dataclass
+class _PlanSM90:
+    """ptxas 13.5's sm_90 layout (measured on nvcc's cubins; docs/cubin.md).
+
+    Sections: the string and symbol tables, .debug_frame, the notes (.note.nv.cuinfo now
+    INFO_LINKs .nv.compat), .nv.info, .nv.compat, .nv.info.<k> per kernel, .nv.callgraph,
+    an empty .rela.text.<k> per kernel with shared memory, .rela.debug_frame, .text.<k>
+    (sh_info the kernel's symbol, no register count), the NOBITS windows (each kernel's
+    .nv.shared.<k>, and .nv.shared.reserved.0 right after the first kernel's), then the
+    .nv.constant0.<k> banks.  No .nv.rel.action.  The string tables hold only the names
+    used (.shstrtab ends with 14 zero bytes), the symbol table's sh_info is its length,
+    and the constant banks' section symbols come after the kernels'."""
+    kernels: list[KernelImage]     # file order (reverse source order)
+    arch: str = "sm_90"
+
+    def build(self, notes) -> bytes:
+        self._number_sections()
+        self._number_symbols()
+        self._fill_contents(notes)
+        return _link_sm90(self.sections)
+
+    def _number_sections(self) -> None:
+        names = [".shstrtab", ".strtab", ".symtab", ".debug_frame", ".note.nv.tkinfo", ".note.nv.cuinfo",
+                 ".nv.info", ".nv.compat"]
+        names += [f".nv.info.{k.name}" for k in self.kernels]
+        names += [".nv.callgraph"]
+        names += [f".rela.text.{k.name}" for k in self.kernels if k.shared_size]
+        names += [".rela.debug_frame"]
+        names += [f".text.{k.name}" for k in self.kernels]
+        for i, k in enumerate(self.kernels):
+            if k.shared_size:
+                names.append(f".nv.shared.{k.name}")
+            if i == 0:
+                names.append(RESERVED_SHARED)
+        names += [f".nv.constant0.{k.name}" for k in self.kernels]
+        self.index = {name: i + 1 for i, name in enumerate(names)}
+
+    def _number_symbols(self) -> None:
+        """Section symbols; each kernel's symbol, the reserved-shared symbols after the
+        first and the nameless .nv.reservedSmem.cap after the first with shared memory;
+        then the constant banks' section symbols."""
+        idx = self.index
+        local = [".note.nv.tkinfo", ".note.nv.cuinfo"]
+        for k in self.kernels:
+            local.append(f".text.{k.name}")
+            if k.shared_size:
+                local.append(f".nv.shared.{k.name}")
+        local += [".debug_frame", ".nv.callgraph"]
+        self.symbols = [Symbol("")] + [Symbol(n, type=elf.STT_SECTION, shndx=idx[n]) for n in local]
+        self.cap_after = None
+        for i, k in enumerate(self.kernels):
+            self.symbols.append(Symbol(k.name, size=len(k.text), bind=elf.STB_GLOBAL, type=elf.STT_FUNC,
+                                       other=STO_CUDA_ENTRY, shndx=idx[f".text.{k.name}"]))
+            if i == 0:
+                self.symbols += [Symbol(".nv.reservedSmem.offset0", size=4, bind=elf.STB_WEAK, type=elf.STT_OBJECT),
+                                 Symbol("__nv_reservedSMEM_offset_0_alias", bind=elf.STB_WEAK,
+                                        other=STO_CUDA_RESERVED_SHARED, shndx=idx[RESERVED_SHARED])]
+            if k.shared_size and self.cap_after is None:
+                self.cap_after = len(self.symbols)
+                self.symbols.append(Symbol("", other=STV_INTERNAL))  # named in .strtab, not here
+        self.symbols += [Symbol(f".nv.constant0.{k.name}", type=elf.STT_SECTION, shndx=idx[f".nv.constant0.{k.name}"])
+                         for k in self.kernels]
+        self.symbol_index = {s.name: i for i, s in enumerate(self.symbols) if s.name}
+
+    def _fill_contents(self, notes) -> None:
+        idx, sym = self.index, self.symbol_index
+        strtab = elf.StringTable()
+        for i, s in enumerate(self.symbols):
+            s.name_offset = strtab.add(s.name) if s.name else 0
+            if i == self.cap_after:
+                strtab.add(".nv.reservedSmem.cap")
+        debug_frame, frame_relocs = self._debug_frame()
+        secs = [
+            Section(".shstrtab", elf.SHT_STRTAB),
+            Section(".strtab", elf.SHT_STRTAB, data=strtab.data()),
+            Section(".symtab", elf.SHT_SYMTAB, data=b"".join(s.pack() for s in self.symbols),
+                    link=idx[".strtab"], info=len(self.symbols), align=8, entsize=elf.SYM.size),
+            Section(".debug_frame", elf.SHT_PROGBITS, data=debug_frame),
+            Section(".note.nv.tkinfo", elf.SHT_NOTE, SHF_NOTE_TKINFO, _tkinfo(*notes), align=4),
+            Section(".note.nv.cuinfo", elf.SHT_NOTE, SHF_NOTE_CUINFO | elf.SHF_INFO_LINK, _cuinfo(self.arch),
+                    link=idx[".note.nv.tkinfo"], info=idx[".nv.compat"], align=4),
+            Section(".nv.info", SHT_CUDA_INFO, data=ni.encode_records(_Plan._global_info(self)),
+                    link=idx[".symtab"], align=4),
+            Section(".nv.compat", SHT_CUDA_COMPAT_INFO, data=ni.encode_records(ni.sm90_compat_records()), align=4),
+        ]
+        for k in self.kernels:
+            secs.append(Section(f".nv.info.{k.name}", SHT_CUDA_INFO, elf.SHF_INFO_LINK,
+                                ni.encode_records(self._kernel_info(k)), link=idx[".symtab"],
+                                info=idx[f".text.{k.name}"], align=4))
+        secs.append(Section(".nv.callgraph", SHT_CUDA_CALLGRAPH, data=_callgraph(), link=idx[".symtab"],
+                            align=4, entsize=8))
+        for k in self.kernels:
+            if k.shared_size:
+                secs.append(Section(f".rela.text.{k.name}", elf.SHT_RELA, elf.SHF_INFO_LINK, link=idx[".symtab"],
+                                    info=idx[f".text.{k.name}"], align=8, entsize=elf.RELA.size))
+        secs.append(Section(".rela.debug_frame", elf.SHT_RELA, elf.SHF_INFO_LINK,
+                            b"".join(r.pack() for r in frame_relocs), link=idx[".symtab"],
+                            info=idx[".debug_frame"], align=8, entsize=elf.RELA.size))
+        for k in self.kernels:
+            secs.append(Section(f".text.{k.name}", elf.SHT_PROGBITS, elf.SHF_ALLOC | elf.SHF_EXECINSTR, k.text,
+                                link=idx[".symtab"], info=sym[k.name], align=TEXT_ALIGN))
+        for i, k in enumerate(self.kernels):
+            if k.shared_size:
+                secs.append(Section(f".nv.shared.{k.name}", elf.SHT_NOBITS,
+                                    elf.SHF_WRITE | elf.SHF_ALLOC | elf.SHF_INFO_LINK,
+                                    info=idx[f".text.{k.name}"], align=k.shared_align, nobits_size=k.shared_size))
+            if i == 0:
+                secs.append(Section(RESERVED_SHARED, elf.SHT_NOBITS, elf.SHF_WRITE | elf.SHF_ALLOC, align=1))
+        for k in self.kernels:
+            secs.append(Section(f".nv.constant0.{k.name}", elf.SHT_PROGBITS, elf.SHF_ALLOC | elf.SHF_INFO_LINK,
+                                bytes(k.param_base + k.param_size), info=idx[f".text.{k.name}"], align=4))
+        shstrtab = elf.StringTable()
+        for s in secs:
+            s.name_offset = shstrtab.add(s.name)
+        secs[0].data = shstrtab.data() + bytes(len(".symtab_shndx") + 1)  # ptxas leaves 14 zero bytes
+        self.sections = secs
+
+    def _kernel_info(self, k: KernelImage) -> list[ni.Record]:
+        c = ni.CODES
+        records = [ni.words(c["EIATTR_LANGUAGE"], ni.LANGUAGE_PTX),
+                   ni.words(c["EIATTR_CUDA_API_VERSION"], TOOLKIT_VERSION)]
+        for ordinal in reversed(range(len(k.params))):   # last ordinal first
+            records.append(ni.kparam_info(ordinal, *k.params[ordinal]))
+        records.append(ni.hval(c["EIATTR_SPARSE_MMA_MASK"], 0))
+        records.append(ni.hval(c["EIATTR_MAXREG_COUNT"], k.max_reg_count))
+        if k.num_barriers:
+            records.append(ni.bval(c["EIATTR_NUM_BARRIERS"], k.num_barriers))
+        records.append(ni.hval(ni.EIATTR_UNNAMED_5F, UNNAMED_5F_VALUE[self.arch]))
+        records.append(ni.words(c["EIATTR_EXIT_INSTR_OFFSETS"], *k.exit_offsets))
+        if k.crs_stack_size is not None:
+            records.append(ni.words(c["EIATTR_CRS_STACK_SIZE"], k.crs_stack_size))
+        if k.max_threads is not None:
+            records.append(ni.words(c["EIATTR_MAX_THREADS"], *k.max_threads))
+        if k.params:
+            records.append(ni.hval(c["EIATTR_CBANK_PARAM_SIZE"], k.param_size))
+            bank = self.symbol_index[f".nv.constant0.{k.name}"]
+            records.append(ni.param_cbank(bank, k.param_base, k.param_size))
+        records += [ni.words(c["EIATTR_SW_WAR"], NVINFO_SW_WAR), ni.hval(c["EIATTR_NVSAL_SW_WAR"], 1),
+                    ni.bval(c["EIATTR_PREEXIT_USED"], 0)]
+        return records
+
+    def _debug_frame(self) -> tuple[bytes, list[elf.Relocation]]:
+        data, relocs = bytearray(), []
+        for k in self.kernels:
+            cie_offset = len(data)
+            data += _cie()
+            relocs.append(elf.Relocation(len(data) + FDE_LOCATION_OFFSET, self.symbol_index[k.name], R_CUDA_64, 0))
+            data += _fde_sm90(cie_offset, k)
+        return bytes(data), relocs[::-1]
+
+
+def _fde_sm90(cie_offset: int, k: KernelImage) -> bytes:
+    """sm_90's FDE: advance to the CFA point, CFA = R1 + frame size, advance to the last
+    EXIT; when the last EXIT comes first (one EXIT, the CFA point just past it), advance
+    to it and then on to the CFA point, and stop there."""
+    cfa_at = k.cfa_location()
+    last_exit = max(k.exit_offsets, default=cfa_at)
+    def_cfa = bytes([DW_CFA_def_cfa]) + _reg(STACK_POINTER) + uleb128(k.frame_size)
+    if last_exit < cfa_at:
+        steps = _advance(last_exit) + _advance(cfa_at - last_exit) + def_cfa
+    else:
+        steps = _advance(cfa_at) + def_cfa + _advance(last_exit - cfa_at)
+    return _entry(struct.pack("<QQQ", cie_offset, 0, len(k.text)) + steps)
+
+
+def _link_sm90(sections: list[Section]) -> bytes:
+    """Sections in order (NOBITS ones at the position they would start at), the section
+    headers right after (not 8-aligned), then five program headers: PHDR, a LOAD over
+    them, the code, the shared windows, the constant banks."""
+    out = bytearray(elf.EHDR.size)
+    for s in sections:
+        s.offset = elf.align_up(len(out), s.align)
+        if s.type != elf.SHT_NOBITS:
+            out += bytes(s.offset - len(out)) + s.data
+    shoff = len(out)
+    headers = [Section("", elf.SHT_NULL, align=0)] + sections
+    out += b"".join(s.pack_header() for s in headers)
+    phoff = len(out)
+
+    def span(group: list[Section]) -> tuple[int, int]:
+        return group[0].offset, group[-1].offset + group[-1].size - group[0].offset
+    texts = [s for s in sections if s.flags & elf.SHF_EXECINSTR]
+    shared = [s for s in sections if s.type == elf.SHT_NOBITS]
+    banks = [s for s in sections if s.name.startswith(".nv.constant")]
+    table = 5 * elf.PHDR.size
+    r, rx, rw = elf.PF_R, elf.PF_R | elf.PF_X, elf.PF_R | elf.PF_W
+    segments = [Segment(elf.PT_PHDR, r, phoff, table, table), Segment(elf.PT_LOAD, r, phoff, table, table),
+                Segment(elf.PT_LOAD, rx, *span(texts), span(texts)[1]),
+                Segment(elf.PT_LOAD, rw, shared[0].offset, 0, _shared_extent(shared)),
+                Segment(elf.PT_LOAD, r, *span(banks), span(banks)[1])]
+    out += b"".join(p.pack() for p in segments)
+    header = elf.Header(osabi=ELFOSABI_CUDA, abiversion=CUDA_ABI_VERSION, type=elf.ET_EXEC, machine=EM_CUDA,
+                        flags=E_FLAGS_BASE | sm_number("sm_90") << 8, phoff=phoff, shoff=shoff,
+                        phnum=len(segments), shnum=len(headers), shstrndx=1)
+    out[:elf.EHDR.size] = header.pack()
+    return bytes(out)
 
 
 def _string_tables(kernels: list[KernelImage],

@@ -21,7 +21,8 @@ from __future__ import annotations
 import struct
 
 from .ir import CBank, Control, Imm, Instr, Mem, Reg, SpecialReg, Target, ZERO_REG
-from .table import NEUTRAL, Form, OperandSpec, Table, alias_for, cbank_index, is_zero_reg, load, match_form, reg_sel
+from .table import (DEFAULT_DESC, NEUTRAL, Form, OperandSpec, Table, alias_for, cbank_index, is_zero_reg, load,
+                    match_form, mem_desc, reg_sel)
 
 ZERO_NAME = {"R": "RZ", "P": "PT", "UR": "URZ", "UP": "UPT"}
 ADDR_FIELD = 19          # the guard is right-aligned in this many columns after /*addr*/
@@ -39,11 +40,14 @@ def signed_hex(value: int) -> str:
 # (exponent bits, mantissa bits, struct format of the value) of each float immediate;
 # an f64 immediate holds the high 32 bits of the double.
 FLOAT_LAYOUT = {"f16": (5, 10, "<e", 16), "f32": (8, 23, "<f", 32), "f64": (11, 52, "<d", 64)}
+# bfloat16 (HFMA2.BF16_V2's immediates on sm_90) is the high half of an f32.
 
 
 def format_float(bits: int, kind: str = "f32") -> str:
     """A float immediate as nvdisasm prints it: C's %.20g below 1e9 in magnitude, %.20e
     from there, and `+INF `, `-QNAN `, `+SNAN `, `-0.0 ` with a trailing space."""
+    if kind == "bf16":
+        bits, kind = bits << 16, "f32"
     ebits, mbits, fmt, size = FLOAT_LAYOUT[kind]
     if kind == "f64":
         bits <<= 32
@@ -98,7 +102,8 @@ def _with_flags(text: str, op, inv_char: str, suffix: str = "") -> str:
 def _mem_text(op: Mem, spec: OperandSpec | None) -> str:
     """`[R2.64+UR4+0x10]`.  Where the form says so (`rz_base`), a base RZ is left out
     unless it carries a scale next to a uniform register (`[RZ.X4+URZ]`); an offset
-    standing alone prints unsigned (`[0xfffffc]`), otherwise signed (`[R2+-0x4]`)."""
+    standing alone prints unsigned (`[0xfffffc]`), otherwise signed (`[R2+-0x4]`).
+    sm_90 forms print the memory descriptor first: `desc[UR4][R2.64]`."""
     base = op.base if op.base is not None else Reg("R", ZERO_REG["R"])
     wide = spec.base64 if spec and "base64" not in spec.fields else base.width == 2
     parts = []
@@ -115,7 +120,11 @@ def _mem_text(op: Mem, spec: OperandSpec | None) -> str:
         parts.append(f"{op.offset & ((1 << field.top) - 1) if field else op.offset:#x}")
     else:
         parts.append("RZ")
-    return "[" + "+".join(parts) + "]"
+    text = "[" + "+".join(parts) + "]"
+    if spec is not None and spec.desc_printed:
+        desc = mem_desc(op)
+        text = f"desc[{reg_name(desc) if desc is not None else f'UR{DEFAULT_DESC}'}]" + text
+    return text
 
 
 def _cbank_text(op: CBank, spec: OperandSpec | None = None) -> str:
@@ -138,7 +147,7 @@ def format_operand(op, spec: OperandSpec | None = None, reuse: bool = False, val
         return _cbank_text(op, spec)
     if isinstance(op, Imm):
         if op.kind in FLOAT_LAYOUT:
-            return format_float(op.bits, op.kind)
+            return format_float(op.bits, spec.float_for(values or {}) if spec is not None and spec.float_if else op.kind)
         return signed_hex(_imm_value(op, spec, values))
     if isinstance(op, Mem):
         return _mem_text(op, spec)
@@ -176,7 +185,8 @@ def format_body(instr: Instr, table: Table | None = None) -> str:
     show_reuse = table.reuse_shown(instr.ctrl)
     text = ""
     for op, spec in zip(operands, specs):
-        if spec is not None and spec.omit_if_zero and is_zero_reg(op) and not op.inv:
+        if spec is not None and spec.omit_if_zero and (
+                (is_zero_reg(op) and not op.inv) or (isinstance(op, Imm) and op.bits == 0)):
             continue
         reuse = bool(show_reuse and spec is not None and spec.reuse is not None
                      and instr.ctrl.reuse >> spec.reuse & 1)

@@ -186,14 +186,16 @@ class OperandSpec:
     file: str | None = None        # R P UR UP B for registers
     fixed_flags: tuple = ()        # operand modifiers always present (-, |..|, !)
     float: str = ""                # fimm: f32, f64 (the high word) or f16
+    float_if: tuple = ()           # fimm: ((slot, value, format), ...): HFMA2.BF16_V2 prints bf16
     reuse: int | None = None       # bit of Control.reuse that marks this operand
     width: tuple = ()              # ((regex over the mnemonic, registers), ...): first match wins, else 1
-    omit_if_zero: bool = False     # nvdisasm does not print this register when it is RZ/PT
+    omit_if_zero: bool = False     # nvdisasm does not print this register when it is RZ/PT (an immediate: 0)
     sep: str = ", "                # what nvdisasm prints before it (CALL.REL.NOINC R8 0x0)
     rz_base: str = "keep"          # 'omit' if nvdisasm leaves out a base RZ (mem) or index RZ (cbank)
     #                                when more follows
     index_file: str = "R"          # cbank: the file of its index register (c[0x3][UR4])
     also_written: bool = False     # a source the instruction also writes (BMOV.32.CLEAR's B6)
+    desc_printed: bool = False     # mem: nvdisasm prints the descriptor, `desc[UR4][R2.64]` (sm_90)
 
     def names(self, part: str, values: dict) -> dict:
         """Value -> text of a named part, for an instruction whose modifier fields hold
@@ -208,6 +210,13 @@ class OperandSpec:
             if values.get(slot) == value:
                 return signed
         return self.fields[part].signed
+
+    def float_for(self, values: dict) -> str:
+        """The format a float immediate prints in under these modifier field values."""
+        for slot, value, kind in self.float_if:
+            if values.get(slot) == value:
+                return kind
+        return self.float
 
     def width_for(self, name: str) -> int:
         for pattern, w in self.width:
@@ -332,7 +341,8 @@ def _operand(d: dict) -> OperandSpec:
         reuse=d.get("reuse"), width=tuple((re.compile(p), w) for p, w in d.get("width", ())),
         omit_if_zero=d.get("omit_if_zero", False), sep=d.get("sep", ", "), rz_base=d.get("rz_base", "keep"),
         index_file=d.get("index_file", "R"),
-        also_written=d.get("also_written", False))
+        also_written=d.get("also_written", False), desc_printed=d.get("desc_printed", False),
+        float_if=tuple((c["slot"], c["value"], c["float"]) for c in d.get("float_if", ())))
 
 
 def _form(d: dict) -> Form:
@@ -364,7 +374,8 @@ def load(arch_or_path: str | Path = "sm_89") -> Table:
     if path.suffix != ".json":
         path = HERE / f"{arch_or_path}.json"
         if not path.exists():
-            raise TableError(f"no SASS instruction table for {arch_or_path} (only sm_89 so far)")
+            known = sorted(p.stem for p in HERE.glob("sm_*.json") if "_latencies" not in p.stem)
+            raise TableError(f"no SASS instruction table for {arch_or_path} (have: {', '.join(known)})")
     data = json.loads(path.read_text())
     return Table(data["arch"], [_form(f) for f in data["forms"]], data["control"])
 
@@ -488,7 +499,8 @@ def matching_forms(table: "Table", instr: Instr):
             continue
         operands = list(instr.operands)
         for j in drop:
-            operands.insert(j, Reg(form.operands[j].file, ZERO_REG[form.operands[j].file]))
+            spec = form.operands[j]
+            operands.insert(j, Imm(0) if spec.kind == "imm" else Reg(spec.file, ZERO_REG[spec.file]))
         if all(operand_fits(spec, op, values) for spec, op in zip(form.operands, operands)):
             yield form, values, operands
 
