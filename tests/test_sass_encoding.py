@@ -270,3 +270,22 @@ def test_importing_sass_is_light():
             "import ptxc.sass.encode, ptxc.sass.decode, ptxc.sass.printer, ptxc.sass.table as t2; "
             "t2.load(); assert 'numba' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.oracle
+def test_imad_shl_alias_matches_nvdisasm_for_every_power_of_two(tmp_path):
+    """Regression: 0x10000 printed as IMAD.SHL.U32 where nvdisasm says IMAD.U32."""
+    from ptxc import oracle
+    from ptxc.sass.decode import decode
+    from ptxc.sass.printer import format_instr
+    base = bytearray(bytes.fromhex("2478140800000100ff008e0700e20f04"))  # IMAD R20, R8, imm, RZ
+    words = []
+    for k in range(1, 32):
+        word = bytearray(base)
+        word[4:8] = (1 << k).to_bytes(4, "little")
+        words.append(bytes(word))
+    (tmp_path / "pow2.bin").write_bytes(b"".join(words))
+    theirs = [line.split("*/", 1)[1].split("/*")[0].strip().rstrip(" ;")
+              for line in oracle.nvdisasm_raw(tmp_path / "pow2.bin").splitlines() if "IMAD" in line]
+    ours = [format_instr(decode(w, 16 * k), 16 * k).strip().rstrip(" ;") for k, w in enumerate(words)]
+    assert ours == theirs

@@ -425,7 +425,10 @@ def _condition(op, cond: str) -> bool:
     if cond.startswith("imm="):
         return isinstance(op, Imm) and op.kind == "int" and op.bits == int(cond[4:])
     if cond == "pow2":
-        return isinstance(op, Imm) and op.kind == "int" and 2 <= op.bits < 1 << 31 and not op.bits & (op.bits - 1)
+        # nvdisasm's IMAD.SHL alias: every power of two 2..2^30 except 2^16, which it
+        # prints as IMAD.U32 (probed over 2^1..2^31; tests/test_sass_encoding.py re-probes).
+        return (isinstance(op, Imm) and op.kind == "int" and 2 <= op.bits < 1 << 31
+                and not op.bits & (op.bits - 1) and op.bits != 1 << 16)
     raise TableError(f"unknown alias condition {cond!r}")
 
 
