@@ -54,7 +54,9 @@ def layout(func) -> list:
 
 
 def lower_module(module: ptx.Module, options: Options) -> list[Kernel]:
+    from .lower.select_instrs import ModuleVars
     from .sass.encode import encode
+    options = replace(options, module_vars=ModuleVars.of(module.globals))
     kernels = []
     for ptx_func in module.kernels():
         func = lower_function(ptx_func, options)
@@ -69,10 +71,28 @@ def lower_module(module: ptx.Module, options: Options) -> list[Kernel]:
 
 def cubin_bytes(kernels: list[Kernel], arch: str) -> bytes:
     from .cubin.writer import KernelImage, write_cubin
-    images = [KernelImage(name=k.name, text=k.text, params=list(k.func.params), regcount=k.func.num_regs,
-                          exit_offsets=k.exit_offsets, param_base=k.func.param_base)
-              for k in kernels]
+    images = [kernel_image(k) for k in kernels]
     return write_cubin(images, arch=arch, tool_name="ptxc", tool_version=f"ptxc {__version__}")
+
+
+def kernel_image(kernel: Kernel):
+    """What the cubin writer needs of a kernel: its code, parameters and .nv.info facts."""
+    from .cubin.writer import KernelImage
+    from .lower.kernel_info import info_of
+    info = info_of(kernel.func)
+    image = KernelImage(name=kernel.name, text=kernel.text, params=list(kernel.func.params),
+                        regcount=kernel.func.num_regs, exit_offsets=kernel.exit_offsets,
+                        param_base=kernel.func.param_base)
+    image.shared_size = info.shared_size
+    image.shared_align = max(info.shared_align, 4)
+    image.num_barriers = info.num_barriers
+    image.frame_size = info.frame_size
+    image.min_stack_size = info.frame_size
+    if info.max_reg_count:
+        image.max_reg_count = info.max_reg_count
+    if info.max_threads:
+        image.max_threads = tuple(info.max_threads) + (1,) * (3 - len(info.max_threads))
+    return image
 
 
 def sass_listing(kernels: list[Kernel], arch: str) -> str:

@@ -6,6 +6,7 @@ Expectations about NVIDIA's output come from the oracle at test time (marked
 from __future__ import annotations
 
 import re
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,8 @@ from conftest import ROOT, TESTSUITE
 # The testsuite kernels this frontend compiles today (the isa_*.cu files exercise the
 # full language: inline asm, warp shuffles, half, local memory; a later issue).
 FRONTEND_KERNELS = ["vadd.cu", "saxpy.cu", "reduce_shared.cu", "matmul_naive.cu", "histogram.cu",
-                    "stencil_1d.cu", "collatz.cu", "clamp_math.cu", "arith_types.cu", "control_flow.cu"]
+                    "stencil_1d.cu", "collatz.cu", "clamp_math.cu", "arith_types.cu", "control_flow.cu"] + \
+    sorted(p.name for p in TESTSUITE.glob("fe_*.cu"))
 # Kernels whose PTX is nvcc's, instruction for instruction (a regression guard).
 IDENTICAL_TO_NVCC = ["vadd.cu", "histogram.cu"]
 ERROR_CASES = sorted((TESTSUITE / "errors").glob("*.cu"))
@@ -70,8 +72,15 @@ def bare(e: A.Expr) -> A.Expr:
 
 
 def instruction_list(func: ir.Function) -> list:
-    return [(i.opcode, tuple(i.operands), i.guard, i.guard_negated) if isinstance(i, ir.Instr)
-            else ("label", i.name) for i in func.body]
+    return [(i.opcode, tuple(_comparable(op) for op in i.operands), i.guard, i.guard_negated)
+            if isinstance(i, ir.Instr) else ("label", i.name) for i in func.body]
+
+
+def _comparable(op):
+    """An operand that compares equal to itself (a NaN immediate by its bits)."""
+    if isinstance(op, ir.Imm) and isinstance(op.value, float):
+        return ("imm", struct.pack("<d", op.value), op.type)
+    return op
 
 
 # ---- preprocessor ------------------------------------------------------------------------
@@ -264,6 +273,35 @@ __global__ void e(const int* __restrict__ p, volatile float* v, size_t n, char c
     assert sorted(f.name for f in module.functions) == sorted(theirs)
 
 
+@pytest.mark.oracle
+def test_every_testsuite_kernel_has_nvccs_name(tmp_path):
+    """Every kernel of every frontend testsuite file is mangled as nvcc mangles it (the
+    cubins' symbols, which the launches look up, must be the same)."""
+    for name in FRONTEND_KERNELS:
+        path = TESTSUITE / name
+        oracle.nvcc_ptx(path, tmp_path / "n.ptx")
+        theirs = re.findall(r"\.entry (\S+)\(", (tmp_path / "n.ptx").read_text())
+        module, _ = compile_cuda(path.read_text(), str(path))
+        assert sorted(f.name for f in module.functions) == sorted(theirs), name
+
+
+@pytest.mark.parametrize("name", [n for n in FRONTEND_KERNELS if n != "vadd.cu"])
+def test_testsuite_kernels_say_how_to_launch_them(name):
+    """Each kernel file carries LAUNCH lines (design.md), one per launch, naming a kernel
+    of the file and giving one item per parameter."""
+    path = TESTSUITE / name
+    text = path.read_text()
+    launches = re.findall(r"^// LAUNCH: (\S+) (.*)$", text, re.M)
+    assert launches, f"{name} has no LAUNCH line"
+    program, _ = parse_cuda(text, str(path))
+    kernels = {item.symbol.name: item.symbol for item in program.items
+               if isinstance(item, A.FunctionDef) and item.symbol.is_kernel}
+    for kernel_name, rest in launches:
+        assert kernel_name in kernels, f"{name}: no kernel '{kernel_name}'"
+        items = [w for w in rest.split() if w.split("=")[0] not in ("grid", "block", "shared", "seed", "ulp")]
+        assert len(items) == len(kernels[kernel_name].type.params), f"{name}: {kernel_name}'s parameters"
+
+
 # ---- code generation ---------------------------------------------------------------------
 
 @pytest.mark.oracle
@@ -412,6 +450,154 @@ def test_generated_ptx_has_no_undeclared_registers():
                     base = op.base if isinstance(op, ir.Address) else op
                     if isinstance(base, ir.Reg):
                         assert func.reg_type(base) is not None, (name, instr)
+
+
+# ---- the fuller language: aggregates, memory, loops, builtins -----------------------------
+
+def test_small_constant_loops_unroll_and_pragma_unroll_1_keeps_a_loop():
+    func = kernel("""__global__ void k(const float* in, float* out) {
+        int i = threadIdx.x;
+        float s = 0.0f;
+        for (int k = 0; k < 4; k++) s += in[i + k];
+        int bits = 0;
+    #pragma unroll 1
+        for (int k = 0; k < 8; k++) bits += (i >> k) & 1;
+        out[i] = s + bits;
+    }""")
+    ops = opcodes(func)
+    assert ops.count("ld.global.f32") == 4                    # unrolled: one load per iteration
+    assert sum(op.startswith("bra") for op in ops) == 1      # the one loop left: its back edge
+    offsets = sorted(op.offset for i in func.instrs() for op in i.operands
+                     if isinstance(op, ir.Address) and i.opcode == "ld.global.f32")
+    assert offsets == [0, 4, 8, 12]                           # in[i + k] folds k into the address
+
+
+def test_local_arrays_in_registers_unless_indexed_at_run_time():
+    func = kernel("""__global__ void k(const float* in, const int* sel, float* out) {
+        int i = threadIdx.x;
+        float r[4];
+        for (int k = 0; k < 4; k++) r[k] = in[i] * k;
+        float m[4];
+        for (int k = 0; k < 4; k++) m[k] = in[i] + k;
+        out[i] = r[0] + r[3] + m[sel[i] & 3];
+    }""")
+    assert [(v.state, v.array) for v in func.vars] == [(".local", 16)]   # only m
+    assert any(i.opcode == "ld.local.f32" for i in func.instrs())
+    assert all(i.opcode != "st.local.f32" or i.operands[0].offset < 16 for i in func.instrs())
+
+
+def test_structs_split_into_registers_and_struct_parameters_read_in_place():
+    func = kernel("""struct P { float x, y; int id; };
+    __device__ P twice(P p) { p.x *= 2.0f; p.y *= 2.0f; return p; }
+    __global__ void k(P p, P* out) {
+        P q = twice(p);
+        out[threadIdx.x] = q;
+    }""")
+    assert func.params[0].type == ".b8" and func.params[0].array == 12 and func.params[0].align == 4
+    loads = [i for i in func.instrs() if i.opcode.startswith("ld.param") and "param_0" in i.operands[1].base.name]
+    assert sorted(i.operands[1].offset for i in loads) == [0, 4, 8]
+    assert not func.vars and "mov.f32" not in opcodes(func)  # no frame, no copies
+
+
+def test_pointer_to_a_local_passed_to_an_inlined_function_stays_in_registers():
+    func = kernel("""__device__ void divmod(int a, int b, int* q, int* r) { *q = a / b; *r = a % b; }
+    __global__ void k(int* out) {
+        int q, r;
+        divmod(out[0], 7, &q, &r);
+        out[1] = q * 10 + r;
+    }""")
+    assert not func.vars
+    assert not any(".local" in i.opcode for i in func.instrs())
+
+
+def test_module_scope_variables():
+    module, _ = compile_cuda("""__constant__ float coeffs[3] = {1.0f, 0.5f, 0.25f};
+    __device__ unsigned hits;
+    __global__ void k(float* out) {
+        out[threadIdx.x] = coeffs[1] + coeffs[threadIdx.x % 3];
+        atomicAdd(&hits, 1u);
+    }""", "m.cu")
+    variables = {v.name: v for v in module.globals}
+    assert variables["coeffs"].state == ".const" and variables["coeffs"].array == 12
+    assert [b.value for b in variables["coeffs"].init[4:8]] == [0, 0, 0, 63]   # 0.5f
+    assert variables["hits"].state == ".global" and variables["hits"].type == ".u32"
+    ops = opcodes(module.functions[0])
+    assert "ld.const.f32" in ops and "atom.global.add.u32" in ops
+
+
+def test_value_numbering_across_blocks_respects_writes_and_stores():
+    func = kernel("""__global__ void k(int* p, int x, int c) {
+        int a = x * 3;
+        if (c) x = 5;
+        int v = p[1];
+        if (c) p[1] = 7;
+        p[0] = a + x * 3 + v + p[1];
+    }""")
+    ops = opcodes(func)
+    assert ops.count("ld.global.u32") == 2           # p[1] is read again after the store
+    assert ops.count("mul.lo.s32") + ops.count("mad.lo.s32") == 2   # x * 3 again after x = 5
+
+
+def test_loop_invariant_address_arithmetic_is_hoisted():
+    func = kernel("""__global__ void k(int* p, int x, int n) {
+        for (int i = 0; i < n; i++) p[i] = x % 7;
+    }""")
+    body = func.body
+    loop_top = next(k for k, item in enumerate(body) if isinstance(item, ir.Label))
+    hoisted = [i.opcode for i in body[:loop_top] if isinstance(i, ir.Instr)]
+    assert "cvta.to.global.u64" in hoisted and "rem.s32" in hoisted
+
+
+def test_warp_shuffle_of_a_double_moves_two_halves():
+    func = kernel("""__global__ void k(double* d) {
+        d[threadIdx.x] = __shfl_down_sync(0xffffffff, d[threadIdx.x], 2, 16);
+    }""")
+    shuffles = [i for i in func.instrs() if i.opcode == "shfl.sync.down.b32"]
+    assert len(shuffles) == 2
+    assert all(i.operands[3] == ir.Imm((32 - 16) << 8 | 31) for i in shuffles)
+
+
+def test_inline_asm_gets_the_final_register_names():
+    func = kernel("""__global__ void k(unsigned* out) {
+        unsigned lane;
+        asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+        out[threadIdx.x] = lane;
+    }""")
+    text = [i.opcode for i in func.instrs() if "laneid" in i.opcode]
+    assert len(text) == 1 and re.search(r"mov\.u32 %r\d+, %laneid;", text[0])
+
+
+@pytest.mark.oracle
+def test_fma_contraction_and_operand_order_match_nvcc(tmp_path):
+    """Which product an add fuses with decides the result's bits: NVPTX fuses the first
+    operand, in LLVM Reassociate's order (see docs/frontend.md)."""
+    src = """__global__ void k1(float* F, const float* k, const float* f) { int i = threadIdx.x; float x = f[i]; float m = k[i]; F[0] = m * 0.001f + 2.0f * x; }
+__global__ void k2(float* F, const float* k, const float* f) { int i = threadIdx.x; float m = k[i]; float x = f[i]; F[0] = m * 0.001f + 3.0f * x; }
+__global__ void k3(float* F, float m, const float* f) { int i = threadIdx.x; float x = f[i]; F[0] = m * 0.001f + 3.0f * x; }
+__global__ void k4(float* o, float a, float b, float c) { float t = a * b; o[0] = t + c; o[1] = t + 1.0f; }
+__global__ void k5(float* o, float a, float b, float c) { float t = a * b; o[0] = t + c; o[1] = t; }
+__global__ void k6(float* o, float a, float b, float c, float d) { o[0] = a * b - c * d; o[1] = a * 2.0f + c * d; }
+"""
+    path = tmp_path / "f.cu"
+    path.write_text(src)
+    theirs = parse_ptx(oracle.nvcc_ptx(path, tmp_path / "f.ptx").read_text(), "f.ptx")
+    ours, _ = compile_cuda(src, str(path))
+
+    def arithmetic(func):
+        return [(i.opcode, tuple(op for op in i.operands[1:])) for i in func.instrs()
+                if i.opcode.split(".")[0] in ("fma", "mul", "add", "sub") and i.opcode.endswith("f32")]
+    for mine, nv in zip(ours.functions, theirs.functions):
+        assert arithmetic(mine) == arithmetic(nv), mine.name
+
+
+@pytest.mark.oracle
+def test_libdevice_expf_is_nvccs_code(tmp_path):
+    src = "__global__ void k(const float* in, float* out) { out[threadIdx.x] = expf(in[threadIdx.x]); }\n"
+    path = tmp_path / "e.cu"
+    path.write_text(src)
+    theirs = parse_ptx(oracle.nvcc_ptx(path, tmp_path / "e.ptx").read_text(), "e.ptx")
+    ours, _ = compile_cuda(src, str(path))
+    assert sorted(opcodes(ours.functions[0])) == sorted(opcodes(theirs.functions[0]))
 
 
 # ---- diagnostics ---------------------------------------------------------------------------

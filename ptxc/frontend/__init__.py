@@ -49,7 +49,7 @@ def compile_cuda(source: str, filename: str, arch: str = "sm_89", ptx_version: s
     gc.disable()
     try:
         program, analyzer = parse_cuda(source, filename, arch)
-        module = generate(analyzer, filename, arch, ptx_version, source)
+        module = generate(analyzer, filename, arch, ptx_version, source, program.pragmas)
     finally:
         if enabled:
             gc.enable()

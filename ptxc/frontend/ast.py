@@ -129,6 +129,12 @@ class FunctionDef(Node):
 
 
 @dataclass(slots=True, eq=False)
+class TemplateDecl(Node):
+    """`template <typename T> ...`: parsed, then reported as unsupported."""
+    declaration: Node
+
+
+@dataclass(slots=True, eq=False)
 class TranslationUnit(Node):
     items: list             # FunctionDef | Declaration
     filename: str = ""

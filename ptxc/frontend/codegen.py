@@ -33,185 +33,14 @@ from ..ptx import ir
 from . import ast as A
 from . import sema as S
 from .mangle import mangle_static_local
-
-
-class Unsupported(Exception):
-    """A construct the code generator does not handle yet: reported with its location."""
-
-    def __init__(self, feature: str, loc):
-        super().__init__(feature)
-        self.feature, self.loc = feature, loc
-
-
-# ---- virtual registers and blocks -------------------------------------------------------
-
-class VReg:
-    """A virtual register of one PTX register class: p, rs, r, rd, f, fd."""
-    __slots__ = ("id", "cls")
-
-    def __init__(self, id_: int, cls: str):
-        self.id, self.cls = id_, cls
-
-    def __repr__(self) -> str:
-        return f"%v{self.cls}{self.id}"
-
-
-_BASES: dict[str, str] = {}
-
-
-def base_of(opcode: str) -> str:
-    """`ld` for `ld.global.f32` (cached: passes ask for it very often)."""
-    base = _BASES.get(opcode)
-    if base is None:
-        base = _BASES[opcode] = opcode.split(".", 1)[0]
-    return base
-
-
-class Block:
-    __slots__ = ("label", "instrs")
-
-    def __init__(self, label: str):
-        self.label = label
-        self.instrs: list[ir.Instr] = []
-
-    def terminator(self) -> ir.Instr | None:
-        if self.instrs:
-            last = self.instrs[-1]
-            if last.opcode.startswith(("bra", "ret", "exit")):
-                return last
-        return None
-
-
-REG_DECL_ORDER = ("p", "rs", "f", "r", "fd", "rd")   # NVVM's order of .reg lines
-REG_DECL = {"p": (".pred", "%p"), "rs": (".b16", "%rs"), "r": (".b32", "%r"), "rd": (".b64", "%rd"),
-            "f": (".f32", "%f"), "fd": (".f64", "%fd")}
-
-SPECIAL_REGS = {"threadIdx": "%tid", "blockIdx": "%ctaid", "blockDim": "%ntid", "gridDim": "%nctaid"}
-
-# Instructions without side effects: dead-code elimination may drop them, value
-# numbering may merge them.
-_PURE_BASES = frozenset({
-    "add", "sub", "mul", "mad", "fma", "div", "rem", "and", "or", "xor", "not", "shl", "shr", "neg",
-    "abs", "min", "max", "setp", "selp", "cvt", "cvta", "mov", "sqrt", "rsqrt", "rcp", "ex2", "lg2",
-    "sin", "cos", "popc", "clz", "brev", "mul24", "ld", "copysign",
-})
-_SIDE_EFFECT_LOADS = ("ld.volatile",)
-
-
-# ---- C types -> PTX -----------------------------------------------------------------------
-
-def reg_class(t: S.Type) -> str:
-    if isinstance(t, S.IntType):
-        if t.name == "bool":
-            return "p"
-        return {1: "rs", 2: "rs", 4: "r", 8: "rd"}[t.size]
-    if isinstance(t, S.EnumType):
-        return "r"
-    if isinstance(t, S.FloatType):
-        return "f" if t.size == 4 else "fd"
-    if isinstance(t, (S.PointerType, S.ArrayType)):
-        return "rd"
-    raise Unsupported(f"values of type '{t}'", None)
-
-
-def bits(t: S.Type) -> int:
-    return 64 if isinstance(t, (S.PointerType, S.ArrayType)) else S.sizeof(t) * 8
-
-
-def int_type(t: S.Type, signed: bool | None = None) -> str:
-    """`s32`, `u64`, ... for an integer or pointer type (bool counts as 16-bit in %rs
-    only when it is in memory; in registers it is a predicate)."""
-    if isinstance(t, (S.PointerType, S.ArrayType)):
-        return "s64" if signed is not False else "u64"
-    if isinstance(t, S.EnumType):
-        return "s32"
-    sign = t.signed if signed is None else signed
-    width = max(16, t.size * 8)
-    return f"{'s' if sign else 'u'}{width}"
-
-
-def float_type(t: S.Type) -> str:
-    return "f32" if t.size == 4 else "f64"
-
-
-def arith_type(t: S.Type) -> str:
-    return float_type(t) if isinstance(t, S.FloatType) else int_type(t)
-
-
-def memory_type(t: S.Type) -> str:
-    """The type of a ld/st of a value of C type t (NVVM loads narrow ints unsigned)."""
-    if isinstance(t, S.FloatType):
-        return float_type(t)
-    if isinstance(t, (S.PointerType, S.ArrayType)):
-        return "u64"
-    if isinstance(t, S.EnumType):
-        return "u32"
-    return f"u{t.size * 8}"
-
-
-def param_type(t: S.Type) -> str:
-    if isinstance(t, S.FloatType):
-        return "." + float_type(t)
-    if isinstance(t, (S.PointerType, S.ArrayType)):
-        return ".u64"
-    if isinstance(t, (S.IntType, S.EnumType)):
-        size = 1 if isinstance(t, S.IntType) and t.name == "bool" else S.sizeof(t)
-        return f".u{size * 8}"
-    raise Unsupported(f"kernel parameters of type '{t}'", None)
-
-
-def f32_bits(value: float) -> float:
-    """Round a Python float to the nearest f32, as a constant folded in f32 must be."""
-    try:
-        return struct.unpack("<f", struct.pack("<f", value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)
-
-
-def imm_for(value, t: S.Type) -> ir.Imm:
-    if isinstance(t, S.FloatType):
-        return ir.Imm(float(value), "." + float_type(t))
-    return ir.Imm(int(value))
-
-
-# Comparisons: C operator -> PTX condition, for integers and for floats; and the
-# condition that is true exactly when the original is false (for branching around).
-_INT_CMP = {"<": "lt", ">": "gt", "<=": "le", ">=": "ge", "==": "eq", "!=": "ne"}
-_FLOAT_CMP = {"<": "lt", ">": "gt", "<=": "le", ">=": "ge", "==": "eq", "!=": "neu"}
-_INVERSE = {"lt": "ge", "gt": "le", "le": "gt", "ge": "lt", "eq": "ne", "ne": "eq",
-            "ltu": "ge", "gtu": "le", "leu": "gt", "geu": "lt", "equ": "ne", "neu": "eq"}
-_FLOAT_INVERSE = {"lt": "geu", "gt": "leu", "le": "gtu", "ge": "ltu", "eq": "neu", "neu": "eq",
-                  "ltu": "ge", "gtu": "le", "leu": "gt", "geu": "lt", "ne": "equ", "equ": "ne"}
-_SWAPPED = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne", "neu": "neu",
-            "ltu": "gtu", "gtu": "ltu", "leu": "geu", "geu": "leu", "equ": "equ"}
-
-
-class MemRef:
-    """An lvalue in memory: `[base+offset]` in one state space."""
-    __slots__ = ("base", "offset", "space", "ctype", "nc")
-
-    def __init__(self, base, offset: int, space: str, ctype: S.Type, nc: bool = False):
-        self.base, self.offset, self.space, self.ctype, self.nc = base, offset, space, ctype, nc
-
-
-class VarRef:
-    """An lvalue in a register: a local variable that is assigned after its declaration."""
-    __slots__ = ("reg", "ctype", "symbol")
-
-    def __init__(self, reg: VReg, ctype: S.Type, symbol):
-        self.reg, self.ctype, self.symbol = reg, ctype, symbol
-
-
-class PointerInfo:
-    """What codegen knows of a pointer value: its state space and whether loads through
-    it may use the non-coherent cache (a `const T * __restrict__` kernel parameter)."""
-    __slots__ = ("space", "nc")
-
-    def __init__(self, space: str, nc: bool = False):
-        self.space, self.nc = space, nc
-
-
-GENERIC = PointerInfo("generic")
+from . import mathlib
+from .builtins import BUILTINS
+from .passes import run_passes
+from .plan import children, loop_pragmas, plan_body
+from .vir import (AggValue, RegAgg, is_aggregate, leaf_range, leaves, FLOAT_CMP, FLOAT_INVERSE, GENERIC, INT_CMP, INVERSE, SPECIAL_REGS, SWAPPED, Block, MemRef,
+                  PointerInfo, Unsupported, VarRef, VReg, arith_type, bits, canonical_compare, cvt_int, defines,
+                  exact_reciprocal, f32_bits, float_type, fold_compare, imm_for, int_type, memory_type, mov_type,
+                  param_type, reg_class, sel_type, value_key, is_pure)
 
 
 class FunctionCodegen:
@@ -223,7 +52,10 @@ class FunctionCodegen:
         self.next_label = 0
         self.blocks: list[Block] = []
         self.block: Block = self.new_block()
-        self.memo: dict = {}                 # local value numbering, current block only
+        self.memo: dict = {}                 # value numbering: key -> value, valid where the block is
+        self.memo_deps: dict = {}            # variable register -> memo keys that read it
+        self.write_log: list = []            # variable registers written, in order (for regions)
+        self.clobber_log: list = []          # memory spaces clobbered, in order (for regions)
         self.uses: dict[VReg, int] = {}      # uses so far (for writing results in place)
         self.bindings: dict = {}             # VarSymbol -> operand (value) or VarRef (register)
         self.pointers: dict[VReg, PointerInfo] = {}
@@ -243,6 +75,18 @@ class FunctionCodegen:
         self.shared_vars: dict = {}
         self.aliases: dict[str, str] = {}     # a renamed empty block's old label -> new
         self.vars: list[ir.Variable] = []
+        self.has_asm = False                 # inline.asm pseudo-instructions to render
+        self.referenced: set = set()         # labels some branch targets
+        self.ranks: dict = {}                # VReg -> LLVM Reassociate rank (see value_rank)
+        self.loop_regions: list = []         # (preheader block, blocks of the loop), inner loops first
+        self.offsets: dict = {}              # VReg of a signed x + c -> (x, c)
+        self.named: set = set()              # temporaries that a variable names (never retargeted)
+        self.frozen: set = set()             # id() of instructions from mathlib: never fused
+        self.frame_size = 0                  # the local memory frame (__local_depot)
+        self.frame_align = 0
+        self.frame_regs: set = set()         # "%SPL", "%SP" when used
+        self.plans: dict = {}                # id(FunctionDef) -> plan.BodyPlan
+        self.plan = None                     # the plan of the body being generated
         self.expr_dispatch = {
             A.IntLit: self.gen_literal, A.CharLit: self.gen_literal, A.BoolConst: self.gen_literal,
             A.FloatLit: self.gen_literal, A.Ident: self.gen_ident, A.Binary: self.gen_binary,
@@ -257,7 +101,7 @@ class FunctionCodegen:
             A.CompoundStmt: self.gen_compound, A.ExprStmt: self.gen_expr_stmt, A.IfStmt: self.gen_if,
             A.ForStmt: self.gen_for, A.WhileStmt: self.gen_while, A.DoStmt: self.gen_do,
             A.ReturnStmt: self.gen_return, A.BreakStmt: self.gen_break, A.ContinueStmt: self.gen_continue,
-            A.Declaration: self.gen_declaration, A.SwitchStmt: self.gen_switch,
+            A.Declaration: self.gen_declaration, A.SwitchStmt: self.gen_switch, A.AsmStmt: self.gen_asm,
         }
 
     # ---- emission helpers ------------------------------------------------------------
@@ -269,13 +113,58 @@ class FunctionCodegen:
         self.next_label += 1
         return f"L{self.next_label}"
 
-    def new_block(self, label: str | None = None) -> Block:
+    def new_block(self, label: str | None = None, dominated: bool = False) -> Block:
+        """A new block; `dominated`: entered only from the current one, so what is known
+        here (value numbering, constants in variables) stays known there."""
         block = Block(label or self.make_label())
+        self.rank_counter = (3 + len(self.fsym.type.params) + len(self.blocks)) << 16
         self.blocks.append(block)
         self.block = block
-        self.memo = {}
-        self.known = {}
+        if not dominated:
+            self.forget_all()
         return block
+
+    def forget_all(self) -> None:
+        self.memo = {}
+        self.memo_deps = {}
+        self.known = {}
+
+    # ---- value numbering across blocks ------------------------------------------------
+    # Structured code makes dominance easy: what was known before an `if`, a loop or an
+    # inlined call is still known after it (at the join, which the code before
+    # dominates), except values that read a variable written inside, or memory
+    # written inside.  A loop's header also keeps what reads no variable and no memory.
+    def region_start(self) -> tuple:
+        return (dict(self.memo), {k: set(v) for k, v in self.memo_deps.items()}, dict(self.known),
+                len(self.write_log), len(self.clobber_log))
+
+    def region_join(self, saved: tuple, loop_header: bool = False) -> None:
+        """Now at a block dominated by where `saved` was taken (after place())."""
+        memo, deps, known, writes, clobbers = saved
+        memo = dict(memo)   # `saved` may serve several joins: each gets its own copy
+        written = set(self.write_log[writes:])
+        spaces = set(self.clobber_log[clobbers:])
+        stale = set()
+        for reg in (self.mutable if loop_header else written):
+            stale.update(deps.get(reg, ()))
+        if loop_header or spaces:
+            every = loop_header or "generic" in spaces or "all" in spaces
+            stale.update(k for k in memo if k[0] == "ld" and k[1] not in ("param", "const")
+                         and (every or k[1] in spaces or k[1] == "generic"))
+        for key in stale:
+            memo.pop(key, None)
+        self.memo = memo
+        self.memo_deps = {reg: keys - stale for reg, keys in deps.items() if reg not in written}
+        self.known = {reg: value for reg, value in known.items()
+                      if reg not in written and not (loop_header and reg in self.mutable)}
+
+    def memo_put(self, key: tuple, value) -> None:
+        self.memo[key] = value
+        for part in key:
+            if part.__class__ is VReg and part in self.mutable:
+                self.memo_deps.setdefault(part, set()).add(key)
+        if value.__class__ is VReg and value in self.mutable:
+            self.memo_deps.setdefault(value, set()).add(key)
 
     def place(self, label: str) -> None:
         """Start the block that `label` names (control falls into it)."""
@@ -284,8 +173,7 @@ class FunctionCodegen:
             # in layout_blocks via the alias table).
             self.aliases[self.block.label] = label
             self.block.label = label
-            self.memo = {}
-            self.known = {}
+            self.forget_all()
             return
         self.new_block(label)
 
@@ -297,34 +185,112 @@ class FunctionCodegen:
             elif isinstance(op, ir.Address) and isinstance(op.base, VReg):
                 uses[op.base] = uses.get(op.base, 0) + 1
 
-    def emit(self, opcode: str, *operands, guard: VReg | None = None, negated: bool = False) -> ir.Instr:
-        if self.block.instrs and self.block.terminator() is not None:
+    def emit(self, opcode: str, *operands, guard: VReg | None = None, negated: bool = False,
+             rank: bool = True) -> ir.Instr:
+        instrs = self.block.instrs
+        if instrs and instrs[-1].opcode[:3] in _TERMINATORS:
             self.new_block()  # code after a branch or ret starts a new (possibly dead) block
+            instrs = self.block.instrs
         instr = ir.Instr(opcode, list(operands), guard, negated)
-        self.count_uses(operands[1:] if operands and _defines(instr) else operands)
+        uses = self.uses
+        defining = bool(operands) and operands[0].__class__ is VReg and defines(instr)
+        for op in (operands[1:] if defining else operands):
+            cls = op.__class__
+            if cls is VReg:
+                uses[op] = uses.get(op, 0) + 1
+            elif cls is ir.Address and op.base.__class__ is VReg:
+                uses[op.base] = uses.get(op.base, 0) + 1
         if guard is not None:
-            self.uses[guard] = self.uses.get(guard, 0) + 1
-        self.block.instrs.append(instr)
+            uses[guard] = uses.get(guard, 0) + 1
+        instrs.append(instr)
+        if defining and rank:
+            self.rank_instruction(instr)
         return instr
 
-    def op(self, opcode: str, cls: str, *sources) -> VReg:
-        """A pure instruction: reuse an identical one from this block if there is one."""
-        key = (opcode, *[_key(s) for s in sources])
+    def op(self, opcode: str, cls: str, *sources, commute: bool = True) -> VReg:
+        """A pure instruction: reuse an identical one from this block if there is one.
+        A commutative one gets its operands in LLVM's Reassociate order (lower rank
+        first, constants last): it decides which product an add fuses with."""
+        if commute and len(sources) == 2 and opcode.startswith(_COMMUTATIVE) and sources[1].__class__ is not ir.Imm and (
+                sources[0].__class__ is ir.Imm or self.value_rank(sources[0]) > self.value_rank(sources[1])):
+            sources = (sources[1], sources[0])
+        key = (opcode, *[value_key(s) for s in sources])
         found = self.memo.get(key)
         if found is not None:
             return found
         dst = self.new_reg(cls)
         self.defs[dst] = self.emit(opcode, dst, *sources)
-        self.memo[key] = dst
+        self.memo_put(key, dst)
         return dst
+
+    # LLVM's Reassociate ranks values (and orders commutative operands by them):
+    # constants 0, kernel parameters 3, 4, ... in order, instructions that touch
+    # memory or have side effects distinct ranks in program order (each block's from
+    # its own base), and every other value 1 + the highest rank of its operands.
+    def value_rank(self, value) -> int:
+        if value.__class__ is not VReg:
+            return 0
+        rank = self.ranks.get(value)
+        if rank is None:
+            rank = self.ranks[value] = self.unmovable_rank()
+        return rank
+
+    def unmovable_rank(self) -> int:
+        self.rank_counter += 1
+        return self.rank_counter
+
+    def rank_instruction(self, instr: ir.Instr) -> None:
+        dst = instr.operands[0]
+        if dst in self.ranks:
+            return
+        opcode = instr.opcode
+        if opcode.startswith("ld.param"):
+            rank = 3 + self.param_loads.get(dst, 0)
+        elif not is_pure(instr) or opcode.startswith(("ld.", "div", "rem")):
+            rank = self.unmovable_rank()
+        else:
+            rank = 0
+            for op in instr.operands[1:]:
+                if op.__class__ is VReg:
+                    r = self.ranks.get(op)
+                    rank = max(rank, r if r is not None else self.value_rank(op))
+            if not opcode.startswith(("neg", "not")):
+                rank += 1
+        self.ranks[dst] = rank
+
+    def clobber_memory(self, space: str = "generic") -> None:
+        """Memory in `space` may have changed: forget loaded values that may alias it
+        (a generic access, a barrier or an atomic may change any of them)."""
+        self.clobber_log.append(space)
+        if not self.memo:
+            return
+        if space in ("generic", "all"):
+            stale = [k for k in self.memo if k[0] == "ld" and k[1] not in ("param", "const")]
+        else:
+            stale = [k for k in self.memo if k[0] == "ld" and k[1] in (space, "generic")]
+        for key in stale:
+            del self.memo[key]
 
     def write_reg(self, reg: VReg) -> None:
         """`reg` (a variable's register) is about to change: forget values derived from it."""
         self.known.pop(reg, None)
-        if self.memo:
+        self.write_log.append(reg)
+        keys = self.memo_deps.pop(reg, None)
+        if keys:
+            for key in keys:
+                self.memo.pop(key, None)
+        if reg not in self.mutable and self.memo:  # a temporary a variable takes over
             self.memo = {k: v for k, v in self.memo.items() if v is not reg and reg not in k}
 
+    def place_forward(self, label: str) -> None:
+        """Start `label`'s block, unless nothing branches to it (it is only ever reached
+        from above): then the current block simply continues, keeping what it knows."""
+        if label not in self.referenced and self.block.terminator() is None:
+            return
+        self.place(label)
+
     def branch(self, label: str, guard: VReg | None = None, negated: bool = False) -> None:
+        self.referenced.add(label)
         if isinstance(guard, ir.Imm):  # a condition known at compile time
             if bool(guard.value) != negated:
                 self.emit("bra.uni", ir.Symbol(label))
@@ -333,7 +299,7 @@ class FunctionCodegen:
             self.emit("bra.uni", ir.Symbol(label))
         else:
             self.emit("bra", ir.Symbol(label), guard=guard, negated=negated)
-            self.new_block()
+            self.new_block(dominated=True)
 
     def unsupported(self, feature: str, node) -> Unsupported:
         return Unsupported(feature, getattr(node, "loc", None))
@@ -343,9 +309,14 @@ class FunctionCodegen:
         fsym = self.fsym
         fdef = fsym.definition
         params = []
+        self.plan = self.plan_of(fdef)
         for psym in fdef.param_symbols:
             name = f"{fsym.mangled}_param_{psym.index}"
             t = psym.type
+            if is_aggregate(t):  # a struct by value: bytes in the parameter space
+                params.append(ir.Param(".b8", name, align=S.alignof(t), array=S.sizeof(t)))
+                self.bind_initial(psym, MemRef(ir.Symbol(name), 0, "param", S.unqualified(t)))
+                continue
             ptype = param_type(t)
             params.append(ir.Param(ptype, name))
             cls = reg_class(t)
@@ -353,6 +324,7 @@ class FunctionCodegen:
             load_type = ptype[1:] if ptype not in (".u8",) else ("s8" if isinstance(t, S.IntType) and t.signed else "u8")
             self.emit(f"ld.param.{load_type}", reg, ir.Address(ir.Symbol(name)))
             self.param_loads[reg] = psym.index
+            self.ranks[reg] = 3 + psym.index
             value = reg
             if cls == "p":  # bool parameter: a byte, tested against zero
                 value = self.op("setp.ne.s16", "p", reg, ir.Imm(0))
@@ -365,8 +337,47 @@ class FunctionCodegen:
         directives = self.launch_bounds()
         func = ir.Function(fsym.mangled, entry=True, visible=True, params=params, directives=directives,
                            vars=self.vars)
+        self.finish_frame(func)
         run_passes(self, func)
+        if self.frame_regs:
+            func.regs[:0] = [ir.RegDecl(".b64", name) for name in ("%SP", "%SPL") if name in self.frame_regs]
         return func
+
+    def plan_of(self, fdef: A.FunctionDef):
+        found = self.plans.get(id(fdef))
+        if found is None:
+            found = self.plans[id(fdef)] = plan_body(fdef.body, self.module.loop_pragmas, self.module.deref_cache)
+        return found
+
+    # ---- the local memory frame ------------------------------------------------------
+    def local_region(self, size: int, align: int) -> int:
+        """Reserve `size` bytes of the thread's local frame; return their offset."""
+        offset = (self.frame_size + align - 1) // align * align
+        self.frame_size = offset + size
+        self.frame_align = max(self.frame_align, align)
+        return offset
+
+    def frame_register(self, name: str) -> ir.Reg:
+        """%SPL (the frame's local address) or %SP (its generic address), as NVVM names them."""
+        self.frame_regs.add("%SPL")
+        self.frame_regs.add(name)
+        return ir.Reg(name)
+
+    def finish_frame(self, func: ir.Function) -> None:
+        if not self.frame_regs:
+            return
+        depot = f"__local_depot{self.index}"
+        func.vars.insert(0, ir.Variable(".local", ".b8", depot, align=self.frame_align,
+                                        array=max(self.frame_size, 1)))
+        head = [ir.Instr("mov.u64", [ir.Reg("%SPL"), ir.Symbol(depot)])]
+        if "%SP" in self.frame_regs:
+            head.append(ir.Instr("cvta.local.u64", [ir.Reg("%SP"), ir.Reg("%SPL")]))
+        self.blocks[0].instrs[:0] = head
+
+    def memory_variable(self, t: S.Type) -> MemRef:
+        """A local variable in the frame: `[%SPL+offset]`."""
+        offset = self.local_region(S.sizeof(t), S.alignof(t))
+        return MemRef(self.frame_register("%SPL"), offset, "local", S.unqualified(t))
 
     def launch_bounds(self) -> list:
         if not self.fsym.launch_bounds:
@@ -380,24 +391,83 @@ class FunctionCodegen:
         return out
 
     def bind_initial(self, sym: S.VarSymbol, value) -> None:
-        """A parameter or initialized local: a name for `value`, or a register if assigned again."""
-        if sym.address_taken:
-            raise self.unsupported(f"taking the address of local variable '{sym.name}'", sym)
-        if sym.assign_count == 0:
-            if isinstance(value, VReg) and value in self.mutable:
-                value = self.copy(value, sym.type)  # a snapshot: the source changes later
+        """A parameter or initialized local: a name for `value`, a register (or one per
+        field) if assigned again, or a place in the frame if it must be in memory."""
+        t = S.unqualified(sym.type)
+        if sym in self.plan.in_memory:
+            mem = self.memory_variable(t)
+            if value is not None:
+                self.store(mem, self.rvalue(value, t))
+            self.bindings[sym] = mem
+            return
+        if is_aggregate(t):
+            if isinstance(value, MemRef) and value.space == "param" and sym not in self.plan.written \
+                    and sym.assign_count == 0:
+                self.bindings[sym] = value   # a struct parameter read in place (ld.param)
+                return
+            value = self.rvalue(value, t) if value is not None else None
+            if sym not in self.plan.written and sym.assign_count == 0 and value is not None:
+                self.bindings[sym] = AggValue(t, [self.snapshot(v, lt) for v, (_, lt) in
+                                                  zip(value.values, leaves(t))])
+                return
+            if value is not None and all(self.adoptable(v, lt) for v, (_, lt) in zip(value.values, leaves(t))):
+                for v in value.values:
+                    self.write_reg(v)
+                    self.mutable.add(v)
+                self.bindings[sym] = RegAgg(t, [VarRef(v, lt, None) for v, (_, lt) in zip(value.values, leaves(t))])
+                return
+            var = self.new_var(t, sym)
+            if value is not None:
+                self.store(var, value)
+            self.bindings[sym] = var
+            return
+        if sym.assign_count == 0 and not sym.address_taken:
+            value = self.snapshot(value, t)
+            if isinstance(value, VReg):
+                self.named.add(value)
             self.bindings[sym] = value
             return
-        reg = self.new_reg(reg_class(sym.type))
-        self.mutable.add(reg)
-        ref = VarRef(reg, S.unqualified(sym.type), sym)
+        if self.adoptable(value, t):
+            # The initializer's temporary becomes the variable (mem2reg makes no copy).
+            self.write_reg(value)
+            self.mutable.add(value)
+            self.bindings[sym] = VarRef(value, t, sym)
+            return
+        ref = self.new_var(t, sym)
         if value is not None:
             self.assign_reg(ref, value)
         self.bindings[sym] = ref
 
+    def adoptable(self, value, t: S.Type) -> bool:
+        """Is `value` a temporary nothing else names, so a variable may take it over?"""
+        return isinstance(value, VReg) and value not in self.mutable and value not in self.named \
+            and value not in self.param_loads and value not in self.kernel_pointers \
+            and value.cls == reg_class(t) and value not in self.pointers
+
+    def snapshot(self, value, t: S.Type):
+        """`value` as it is now: a copy when it is a variable's register (which changes later)."""
+        if isinstance(value, VReg) and value in self.mutable:
+            return self.copy(value, t)
+        return value
+
+    def new_var(self, t: S.Type, sym=None):
+        """Fresh registers for a variable of type t: a VarRef, or a RegAgg for aggregates."""
+        if is_aggregate(t):
+            return RegAgg(t, [self.new_var(lt) for _, lt in leaves(t)])
+        reg = self.new_reg(reg_class(t))
+        self.mutable.add(reg)
+        self.ranks[reg] = self.unmovable_rank()   # a phi, in LLVM's terms
+        return VarRef(reg, S.unqualified(t), sym)
+
+    def rvalue(self, value, t: S.Type):
+        """An aggregate's value from an lvalue (MemRef, RegAgg) or a value."""
+        if isinstance(value, (MemRef, RegAgg, VarRef)):
+            return self.load(value)
+        return value
+
     def copy(self, value, t: S.Type) -> VReg:
         dst = self.new_reg(value.cls if isinstance(value, VReg) else reg_class(t))
-        self.emit(f"mov.{_mov_type(dst.cls, t)}", dst, value)
+        self.emit(f"mov.{mov_type(dst.cls, t)}", dst, value)
         return dst
 
     # ---- statements ------------------------------------------------------------------
@@ -441,25 +511,60 @@ class FunctionCodegen:
             if sym.space == "shared":
                 self.declare_shared(sym, decl)
                 continue
+            if sym.is_static and sym.space in (None, "device", "constant"):
+                self.declare_static(sym, init)
+                continue
             if sym.space is not None or sym.is_static:
                 raise self.unsupported(f"{'static' if sym.is_static else '__' + sym.space + '__'} local variables",
                                        init)
-            if isinstance(sym.type, (S.ArrayType, S.StructType)):
-                raise self.unsupported("local arrays and structs (local memory)", init)
+            t = S.unqualified(sym.type)
             if init.init is None:
-                if sym.address_taken:
-                    raise self.unsupported(f"taking the address of local variable '{sym.name}'", init)
-                reg = self.new_reg(reg_class(sym.type))
-                self.mutable.add(reg)
-                self.bindings[sym] = VarRef(reg, S.unqualified(sym.type), sym)
+                if sym in self.plan.in_memory:
+                    self.bindings[sym] = self.memory_variable(t)
+                else:
+                    self.bindings[sym] = self.new_var(t, sym)
                 continue
-            if isinstance(init.init, A.InitList):
-                if len(init.init.items) != 1:
-                    raise self.unsupported("initializer lists", init.init)
-                value = self.gen_expr(init.init.items[0])
+            self.bind_initial(sym, self.gen_initializer(init.init, t))
+
+    def declare_static(self, sym: S.VarSymbol, init: A.InitDeclarator) -> None:
+        """A static local: one variable for every thread, in global memory, named as a
+        function-scope static (_ZZ<function>E<name>); a const one with a constant
+        scalar initializer is just that constant."""
+        t = S.unqualified(sym.type)
+        if sym.type.const and not is_aggregate(t) and init.init is not None:
+            value = S.constant_value(init.init)
+            if value is not None:
+                self.bindings[sym] = imm_for(S.convert_constant(value, t), t)
+                return
+        sym.declaration = init
+        name = mangle_static_local((sym.function or self.fsym).mangled, sym.name)
+        self.bindings[sym] = self.module.global_variable(sym, init, name=name,
+                                                         space="const" if sym.space == "constant" else "global")
+
+    def gen_initializer(self, init, t: S.Type):
+        """The value of an initializer: an expression, or a braced list (missing items zero)."""
+        if not isinstance(init, A.InitList):
+            value = self.gen_expr(init)
+            return self.rvalue(value, t) if is_aggregate(t) else value
+        if not is_aggregate(t):
+            return self.gen_initializer(init.items[0], t) if init.items else imm_for(0, t)
+        if isinstance(t, S.ArrayType):
+            parts = [(k * S.sizeof(t.elem), t.elem) for k in range(t.size or 0)]
+        else:
+            parts = [(offset, ftype) for _, ftype, offset in t.fields]
+        values = []
+        for k, (_, part) in enumerate(parts):
+            if k < len(init.items):
+                value = self.gen_initializer(init.items[k], part)
             else:
-                value = self.gen_expr(init.init)
-            self.bind_initial(sym, value)
+                value = self.zero_value(part)
+            values.extend(value.values if is_aggregate(part) else [value])
+        return AggValue(t, values)
+
+    def zero_value(self, t: S.Type):
+        if is_aggregate(t):
+            return AggValue(t, [imm_for(0, lt) for _, lt in leaves(t)])
+        return imm_for(0, t)
 
     def declare_shared(self, sym: S.VarSymbol, decl: A.Declaration) -> None:
         """A __shared__ variable: a .shared declaration in the kernel, as NVVM writes it
@@ -468,8 +573,6 @@ class FunctionCodegen:
         elem = t
         while isinstance(elem, S.ArrayType):
             elem = elem.elem
-        if isinstance(elem, S.StructType):
-            raise self.unsupported("__shared__ structs", decl)
         extern = "extern" in decl.specs.storage
         if extern:
             name = sym.name
@@ -477,7 +580,7 @@ class FunctionCodegen:
             if name not in self.module.extern_shared:
                 self.module.extern_shared[name] = var
         else:
-            name = mangle_static_local(self.fsym.mangled, sym.name)
+            name = mangle_static_local((sym.function or self.fsym).mangled, sym.name)
             var = ir.Variable(".shared", ".b8", name, align=S.alignof(elem), array=S.sizeof(t))
             if name not in self.shared_vars:
                 self.vars.append(var)
@@ -495,10 +598,12 @@ class FunctionCodegen:
             self.cond_branch(stmt.cond, jump, True)
             return
         end = self.make_label()
+        saved = self.region_start()  # before the condition: it may branch more than once
         if stmt.else_ is None:
             self.cond_branch(stmt.cond, end, False)
             self.gen_stmt(stmt.then)
             self.place(end)
+            self.region_join(saved)
             return
         other = self.make_label()
         self.cond_branch(stmt.cond, other, False)
@@ -506,8 +611,10 @@ class FunctionCodegen:
         if self.block.terminator() is None:
             self.branch(end)
         self.place(other)
+        self.region_join(saved)
         self.gen_stmt(stmt.else_)
         self.place(end)
+        self.region_join(saved)
 
     def gen_loop(self, cond, body, step, test_first: bool) -> None:
         """Loops are rotated, as LLVM's loop passes leave them: a guard before the loop,
@@ -516,25 +623,59 @@ class FunctionCodegen:
         constant = S.constant_value(cond) if cond is not None else 1
         if test_first and constant is not None and not constant:
             return
+        saved = self.region_start()
         if test_first and constant is None:
             self.cond_branch(cond, exit_label, False)
-        self.place(top)
+        preheader = self.block if not self.block.instrs else self.new_block(dominated=True)
+        self.new_block(top)   # the header; the (empty) preheader before it takes hoisted code
+        first = len(self.blocks) - 1
+        self.region_join(saved, loop_header=True)
         self.loops.append((exit_label, cont_label))
         self.gen_stmt(body)
         self.loops.pop()
-        self.place(cont_label)
+        self.place_forward(cont_label)
         if step is not None:
             self.gen_effect(step)
         if constant is None:
             self.cond_branch(cond, top, True)
         elif constant:
             self.branch(top)
+        blocks = self.blocks[first:]
+        if blocks[-1] is self.block and not self.block.instrs:
+            blocks.pop()  # the latch's fall-through: it becomes the exit, outside the loop
+        self.loop_regions.append((preheader, blocks))
         self.place(exit_label)
+        if test_first or constant is None:
+            self.region_join(saved)
 
     def gen_for(self, stmt: A.ForStmt) -> None:
+        values = self.plan.unroll.get(id(stmt))
+        if values is not None:
+            self.gen_unrolled(stmt, values)
+            return
         if stmt.init is not None:
             self.gen_stmt(stmt.init)
         self.gen_loop(stmt.cond, stmt.body, stmt.step, True)
+
+    def gen_unrolled(self, stmt: A.ForStmt, values: list) -> None:
+        """A loop unrolled fully (plan.py decides which): the body once per value of the
+        induction variable, which is a constant in each copy."""
+        sym = stmt.init.declarators[0].symbol
+        exit_label = self.make_label()
+        saved = self.region_start()
+        for value in values:
+            next_label = self.make_label()
+            self.bindings[sym] = ir.Imm(value)
+            self.loops.append((exit_label, next_label))
+            iteration = self.region_start()
+            self.gen_stmt(stmt.body)
+            self.loops.pop()
+            if next_label in self.referenced or self.block.terminator() is not None:
+                self.place(next_label)
+                self.region_join(iteration)
+        if exit_label in self.referenced or self.block.terminator() is not None:
+            self.place(exit_label)
+            self.region_join(saved)
 
     def gen_while(self, stmt: A.WhileStmt) -> None:
         self.gen_loop(stmt.cond, stmt.body, None, True)
@@ -559,8 +700,56 @@ class FunctionCodegen:
         if stmt.value is not None:
             value = self.gen_expr(stmt.value)
             if result is not None:
-                self.assign_reg(result, value)
+                self.store(result, self.rvalue(value, result.ctype) if is_aggregate(result.ctype) else value)
         self.branch(label)
+
+    def gen_asm(self, stmt: A.AsmStmt) -> None:
+        """Inline PTX: one `inline.asm` pseudo-instruction whose operands are the outputs
+        (registers, written back to their lvalues after it) then the inputs; the pass
+        render_inline_asm substitutes the final register names into the template."""
+        outputs, operands = [], []
+        for constraint, expr in stmt.outputs:
+            t = S.unqualified(expr.type)
+            lv = self.gen_lvalue(expr)
+            reg = self.new_reg(_asm_class(constraint, t, expr))
+            if constraint.startswith("+"):
+                self.emit(f"mov.{mov_type(reg.cls, t)}", reg, self.convert_to_class(self.load(lv), t, reg.cls))
+            outputs.append((lv, reg, t))
+            operands.append(reg)
+        for constraint, expr in stmt.inputs:
+            value = self.gen_expr(expr)
+            t = S.unqualified(expr.type)
+            if "n" in constraint or "i" in constraint:
+                if not isinstance(value, ir.Imm):
+                    raise self.unsupported(f"asm operand '{constraint}' that is not a constant", expr)
+                operands.append(value)
+                continue
+            cls = _asm_class(constraint, t, expr)
+            value = self.convert_to_class(value, t, cls)
+            operands.append(self.materialize(value, t) if isinstance(value, ir.Imm) else value)
+        instr = self.emit("inline.asm", *operands)
+        instr.asm = (stmt.template, len(outputs))
+        self.has_asm = True
+        for lv, reg, t in outputs:
+            self.store(lv, self.convert_from_class(reg, t))
+        if stmt.volatile or "memory" in stmt.clobbers:
+            self.clobber_memory("all")
+
+    def convert_to_class(self, value, t: S.Type, cls: str):
+        """A value of C type t in the register class an asm constraint names."""
+        if isinstance(value, ir.Imm) or value.cls == cls:
+            return value
+        target = {"rs": S.USHORT, "r": S.UINT, "rd": S.ULLONG, "f": S.FLOAT, "fd": S.DOUBLE}[cls]
+        if value.cls == "p":
+            return self.bool_to_int(value, target)
+        return self.convert(value, t, target)
+
+    def convert_from_class(self, reg, t: S.Type):
+        cls = reg_class(t)
+        if reg.cls == cls:
+            return reg
+        source = {"rs": S.USHORT, "r": S.UINT, "rd": S.ULLONG, "f": S.FLOAT, "fd": S.DOUBLE}[reg.cls]
+        return self.convert(reg, source, t)
 
     def gen_switch(self, stmt: A.SwitchStmt) -> None:
         """A chain of compares: NVVM builds the same for a few sparse cases."""
@@ -587,6 +776,7 @@ class FunctionCodegen:
             labels[id(node)] = self.make_label()
         if default[0] is not None:
             labels[id(default[0])] = self.make_label()
+        saved = self.region_start()   # the dispatch dominates every case and the exit
         for case_value, node in cases:
             p = self.compare("==", value, imm_for(case_value, t), t)
             self.branch(labels[id(node)], p)
@@ -596,6 +786,7 @@ class FunctionCodegen:
         def gen_case_body(node):
             if isinstance(node, (A.CaseStmt, A.DefaultStmt)):
                 self.place(labels[id(node)])
+                self.region_join(saved)
                 gen_case_body(node.body)
             elif isinstance(node, A.CompoundStmt):
                 for item in node.items:
@@ -605,6 +796,7 @@ class FunctionCodegen:
         gen_case_body(body)
         self.loops.pop()
         self.place(exit_label)
+        self.region_join(saved)
 
     # ---- conditions ------------------------------------------------------------------
     def cond_branch(self, cond: A.Expr, target: str, when: bool) -> None:
@@ -633,7 +825,7 @@ class FunctionCodegen:
         if isinstance(cond, A.Unary) and cond.op == "!":
             self.cond_branch(cond.operand, target, not when)
             return
-        if isinstance(cond, A.Binary) and cond.op in _INT_CMP:
+        if isinstance(cond, A.Binary) and cond.op in INT_CMP:
             lhs = self.gen_expr(cond.lhs)
             rhs = self.gen_expr(cond.rhs)
             p = self.compare(cond.op, lhs, rhs, cond.lhs.type, negate=not when)
@@ -658,7 +850,7 @@ class FunctionCodegen:
             return self.op(f"{'and' if use_and else 'or'}.pred", "p", a, b)
         if isinstance(cond, A.Unary) and cond.op == "!":
             return self.cond_pred(cond.operand, not negate)
-        if isinstance(cond, A.Binary) and cond.op in _INT_CMP:
+        if isinstance(cond, A.Binary) and cond.op in INT_CMP:
             lhs, rhs = self.gen_expr(cond.lhs), self.gen_expr(cond.rhs)
             if S.is_pointer(cond.lhs.type) and S.is_pointer(cond.rhs.type):
                 lhs, rhs = self.comparable_pointers(lhs, rhs)
@@ -668,18 +860,18 @@ class FunctionCodegen:
     def compare(self, op: str, lhs, rhs, t: S.Type, negate: bool = False):
         """setp for `lhs op rhs` (operands already of type t); constants go on the right."""
         is_float = isinstance(t, S.FloatType)
-        cond = (_FLOAT_CMP if is_float else _INT_CMP)[op]
+        cond = (FLOAT_CMP if is_float else INT_CMP)[op]
         if negate:
-            cond = (_FLOAT_INVERSE if is_float else _INVERSE)[cond]
+            cond = (FLOAT_INVERSE if is_float else INVERSE)[cond]
         if isinstance(lhs, ir.Imm) and isinstance(rhs, ir.Imm):
-            value = _fold_compare(cond, lhs.value, rhs.value)
+            value = fold_compare(cond, lhs.value, rhs.value)
             return ir.Imm(int(value))
         if isinstance(lhs, ir.Imm):
             lhs, rhs = rhs, lhs
-            cond = _SWAPPED[cond]
+            cond = SWAPPED[cond]
         if not is_float and isinstance(rhs, ir.Imm) and isinstance(t, (S.IntType, S.EnumType)) \
                 and not (isinstance(t, S.IntType) and t.name == "bool"):
-            cond, rhs = _canonical_compare(cond, rhs.value, t)
+            cond, rhs = canonical_compare(cond, rhs.value, t)
             if cond in ("true", "false"):
                 return ir.Imm(int(cond == "true"))
         if is_float:
@@ -743,26 +935,43 @@ class FunctionCodegen:
                 if sym.name == "warpSize":
                     return ir.Imm(32)
                 raise self.unsupported(f"'{sym.name}' as a whole value", expr)
-            binding = self.bindings.get(sym)
-            if binding is None:
-                if sym.kind == "global":
-                    raise self.unsupported(f"global variable '{sym.name}' in device code", expr)
-                raise self.unsupported(f"variable '{sym.name}' used before its declaration", expr)
+            binding = self.binding(sym, expr)
             if isinstance(binding, VarRef):
                 # A constant assigned earlier in this block is still the value (what
                 # mem2reg + constant propagation would see).
                 return self.known.get(binding.reg, binding.reg)
-            if isinstance(binding, MemRef):
+            if isinstance(binding, (MemRef, RegAgg)):
                 return self.load(binding)
             return binding
         raise self.unsupported(f"'{expr.name}' as a value", expr)
+
+    def binding(self, sym: S.VarSymbol, node):
+        """What a variable is bound to: a value, a VarRef, a RegAgg or a MemRef."""
+        binding = self.bindings.get(sym)
+        if binding is None:
+            if sym.kind == "global":
+                binding = self.bindings[sym] = self.module.global_variable(sym, node)
+            else:
+                raise self.unsupported(f"variable '{sym.name}' used before its declaration", node)
+        return binding
 
     def gen_member(self, expr: A.Member):
         base = expr.base
         if isinstance(base, A.Ident) and isinstance(base.symbol, S.VarSymbol) and base.symbol.kind == "builtin":
             sreg = SPECIAL_REGS[base.symbol.name]
             return self.op("mov.u32", "r", ir.SpecialReg(f"{sreg}.{expr.name}"))
-        return self.load(self.gen_lvalue(expr))
+        if expr.arrow or _is_lvalue_path(base):
+            return self.load(self.gen_lvalue(expr))
+        value = self.gen_expr(base)   # a member of a struct value (a call's result)
+        return self.part_of_value(value, expr)
+
+    def part_of_value(self, value, expr: A.Member):
+        struct = S.unqualified(expr.base.type)
+        _, offset = struct.field(expr.name)
+        first, count = leaf_range(struct, offset, expr.type)
+        if is_aggregate(expr.type):
+            return AggValue(S.unqualified(expr.type), value.values[first:first + count])
+        return value.values[first]
 
     def gen_load_lvalue(self, expr):
         return self.load(self.gen_lvalue(expr))
@@ -777,7 +986,7 @@ class FunctionCodegen:
             return self.gen_pointer_arith(expr)
         lhs = self.gen_expr(expr.lhs)
         rhs = self.gen_expr(expr.rhs)
-        if op in _INT_CMP:
+        if op in INT_CMP:
             if S.is_pointer(lt) and S.is_pointer(rt):
                 lhs, rhs = self.comparable_pointers(lhs, rhs)
             return self.compare(op, lhs, rhs, S.unqualified(expr.lhs.type))
@@ -798,9 +1007,14 @@ class FunctionCodegen:
             ft = float_type(t)
             if op in ("+", "*") and isinstance(lhs, ir.Imm):
                 lhs, rhs = rhs, lhs
-            if op == "*" and isinstance(rhs, ir.Imm) and rhs.value == 2.0:
-                return self.op(f"add.{ft}", cls, lhs, lhs)  # instcombine: x * 2.0 -> x + x
-            if op == "/" and isinstance(rhs, ir.Imm) and _exact_reciprocal(rhs.value):
+            if isinstance(rhs, ir.Imm) and _float_identity(op, rhs.value):
+                return lhs  # instcombine: x * 1.0, x / 1.0, x - 0.0, x + -0.0 are x
+            if op == "*" and isinstance(rhs, ir.Imm) and isinstance(lhs, VReg) and lhs not in self.mutable:
+                negated = self.defs.get(lhs)
+                if negated is not None and negated.opcode == f"neg.{ft}":
+                    # instcombine: (-x) * c is x * -c
+                    return self.arith("*", negated.operands[1], ir.Imm(-rhs.value, rhs.type), t, node)
+            if op == "/" and isinstance(rhs, ir.Imm) and exact_reciprocal(rhs.value):
                 # x / 2^k is x * 2^-k exactly: LLVM rewrites the division.
                 return self.arith("*", lhs, ir.Imm(1.0 / rhs.value, rhs.type), t, node)
             opcode = {"+": "add", "-": "sub", "*": "mul", "/": "div.rn"}.get(op)
@@ -825,12 +1039,25 @@ class FunctionCodegen:
             return self.op(f"shl.b{width}", cls, lhs, ir.Imm(rhs.value.bit_length() - 1))
         if op in ("+", "-") and isinstance(rhs, ir.Imm) and rhs.value == 0:
             return lhs
+        if isinstance(rhs, ir.Imm) and not isinstance(lhs, ir.Imm):
+            # instcombine's identities: x*0, x&0 are 0; x|0, x^0, x<<0, x>>0 are x; x&-1 is x
+            if rhs.value == 0 and op in ("*", "&"):
+                return ir.Imm(0)
+            if rhs.value == 0 and op in ("|", "^", "<<", ">>"):
+                return lhs
+            if op == "&" and S.convert_constant(rhs.value, t) == S.convert_constant(-1, t):
+                return lhs
         if op in ("/", "%") and isinstance(rhs, ir.Imm) and rhs.value > 0 and \
                 rhs.value & (rhs.value - 1) == 0 and not isinstance(lhs, ir.Imm):
             return self.divide_by_power_of_two(op, lhs, rhs.value, signed, width, cls)
         if op == "-" and isinstance(rhs, ir.Imm) and not isinstance(lhs, ir.Imm):
             # LLVM canonicalizes x - c to x + (-c).
-            return self.op(f"add.s{width}", cls, lhs, ir.Imm(S.convert_constant(-rhs.value, t)))
+            return self.arith("+", lhs, ir.Imm(S.convert_constant(-rhs.value, t)), t, node)
+        if op == "+" and isinstance(rhs, ir.Imm) and signed and lhs.__class__ is VReg and lhs not in self.mutable:
+            # A signed add cannot overflow (nsw): x + c indexes memory as [x's address + c*size].
+            result = self.op(f"add.s{width}", cls, lhs, rhs)
+            self.offsets[result] = (lhs, rhs.value)
+            return result
         opcode = {
             "+": f"add.s{width}", "-": f"sub.s{width}", "*": f"mul.lo.s{width}",
             "/": f"div.{'s' if signed else 'u'}{width}", "%": f"rem.{'s' if signed else 'u'}{width}",
@@ -847,8 +1074,9 @@ class FunctionCodegen:
         def narrow(value):
             if isinstance(value, ir.Imm):
                 return value, None
-            instr = self.defs.get(value)
-            if instr is not None and instr.opcode in ("cvt.u64.u32", "cvt.s64.s32"):
+            instr = self.defs.get(value) if value not in self.mutable else None
+            if instr is not None and instr.opcode in ("cvt.u64.u32", "cvt.s64.s32") \
+                    and instr.operands[1] not in self.mutable:
                 return instr.operands[1], instr.opcode[4]
             return None, None
         a, sa = narrow(lhs)
@@ -906,10 +1134,12 @@ class FunctionCodegen:
         self.mutable.add(result)
         self.emit("mov.pred", result, lhs)
         done = self.make_label()
+        saved = self.region_start()
         self.branch(done, lhs, negated=(expr.op == "&&"))
         rhs = self.truth(self.gen_expr(expr.rhs), expr.rhs.type)
         self.emit("mov.pred", result, self.as_pred(rhs))
         self.place(done)
+        self.region_join(saved)
         return result
 
     def gen_unary(self, expr: A.Unary):
@@ -957,7 +1187,9 @@ class FunctionCodegen:
         return value
 
     def pointer_target(self, value, ptype: S.PointerType) -> MemRef:
-        """The memory a pointer value points to."""
+        """The memory a pointer value points to (or the register variable it names)."""
+        if value.__class__ is RegPointer:
+            return value.lv
         reg = self.as_address_base(value, ptype)
         info = self.pointer_info(reg)
         return MemRef(reg, 0, info.space, ptype.pointee, info.nc)
@@ -974,6 +1206,9 @@ class FunctionCodegen:
             extra = 0
         if index_expr is not None:
             index = self.gen_expr(index_expr)
+            while index.__class__ is VReg and index in self.offsets and index not in self.mutable:
+                index, constant = self.offsets[index]   # (x + c): c folds into the address
+                extra += constant
         if isinstance(base, tuple):
             base = self.pointer_target(*base)
         offset = base.offset + extra * size
@@ -984,13 +1219,13 @@ class FunctionCodegen:
         if base.space == "shared" and (isinstance(base.base, ir.Symbol) or base.base.cls == "r"):
             scaled = self.scale_index32(index, index_expr.type, size)
             start = base.base if isinstance(base.base, VReg) else self.op("mov.u32", "r", base.base)
-            addr = self.op("add.s32", "r", start, scaled)
+            addr = self.op("add.s32", "r", start, scaled, commute=False)  # a GEP: base first
             return MemRef(addr, offset, "shared", elem_type)
         start = base.base
         if isinstance(start, ir.Symbol):
             start = self.op("mov.u64", "rd", start)
         scaled = self.scale_index(index, index_expr.type, size)
-        addr = self.op("add.s64", "rd", start, scaled)
+        addr = self.op("add.s64", "rd", start, scaled, commute=False)  # a GEP: base first
         self.pointers[addr] = PointerInfo(base.space, base.nc)
         return MemRef(addr, offset, base.space, elem_type, base.nc)
 
@@ -1012,7 +1247,7 @@ class FunctionCodegen:
     def known_nonnegative(self, value) -> bool:
         """A 32-bit value that is a zero-extended narrower one (a byte or short read
         unsigned): LLVM then widens it unsigned."""
-        instr = self.defs.get(value) if isinstance(value, VReg) else None
+        instr = self.defs.get(value) if isinstance(value, VReg) and value not in self.mutable else None
         return instr is not None and instr.opcode in ("cvt.u32.u8", "cvt.u32.u16")
 
     def scale_index32(self, index: VReg, t: S.Type, size: int) -> VReg:
@@ -1041,6 +1276,16 @@ class FunctionCodegen:
                     base = self.op("add.s32", "r", base, ir.Imm(mem.offset))
                 base = self.op("cvt.u64.u32", "rd", base)
             return self.op("cvta.shared.u64", "rd", base)
+        if mem.space == "local":
+            # A pointer to the frame is generic: %SP (cvta.local of %SPL, set up at entry)
+            # plus the offset, as NVVM writes it.
+            if base == ir.Reg("%SPL"):
+                return self.op("add.u64", "rd", self.frame_register("%SP"), ir.Imm(mem.offset))
+            if mem.offset:
+                base = self.op("add.s64", "rd", base, ir.Imm(mem.offset))
+            return self.op("cvta.local.u64", "rd", base)
+        if mem.space == "param":
+            raise self.unsupported("the address of a kernel parameter's field", None)
         if isinstance(base, ir.Symbol):
             base = self.op("mov.u64", "rd", base)
         if mem.offset:
@@ -1082,49 +1327,100 @@ class FunctionCodegen:
 
     def to_generic(self, value):
         info = self.pointer_info(value)
-        if info.space in ("global", "local"):
+        if info.space in ("global", "local", "const"):
             return self.op(f"cvta.{info.space}.u64", "rd", value)
         return value
 
     def address_of(self, operand: A.Expr):
         lv = self.gen_lvalue(operand)
-        if isinstance(lv, VarRef):
-            raise self.unsupported("taking the address of a register variable", operand)
+        if isinstance(lv, (VarRef, RegAgg, _ConstRef)):
+            # plan.py kept the variable in registers: the pointer only reaches `*p` in
+            # inlined code, where it is the variable itself
+            return RegPointer(lv)
         return self.address_value(lv)
 
     # ---- lvalues, loads and stores ---------------------------------------------------
     def gen_lvalue(self, expr: A.Expr):
-        if isinstance(expr, A.Ident):
-            binding = self.bindings.get(expr.symbol)
-            if isinstance(binding, (VarRef, MemRef)):
+        if isinstance(expr, A.Ident) and isinstance(expr.symbol, S.VarSymbol):
+            binding = self.binding(expr.symbol, expr)
+            if isinstance(binding, (VarRef, MemRef, RegAgg)):
                 return binding
+            if isinstance(binding, AggValue):  # a struct never assigned: read it as registers
+                return RegAgg(binding.ctype, [VarRef(v, lt, None) if isinstance(v, VReg) else _ConstRef(v, lt)
+                                              for v, (_, lt) in zip(binding.values, leaves(binding.ctype))])
             raise self.unsupported(f"assignment to '{expr.name}'", expr)
         if isinstance(expr, A.Index):
             base_expr = expr.base
             if isinstance(base_expr, A.ImplicitCast) and isinstance(base_expr.operand.type, S.ArrayType):
                 base = self.gen_lvalue(base_expr.operand)  # an array object: its address
+                if isinstance(base, RegAgg):
+                    return self.register_element(base, expr)
             else:
                 base = (self.gen_expr(base_expr), base_expr.type)
+                if base[0].__class__ is RegPointer:   # p[0], p a pointer to a register variable
+                    return base[0].lv
             return self.element(base, expr.type, expr.index)
         if isinstance(expr, A.Unary) and expr.op == "*":
             return self.pointer_target(self.gen_expr(expr.operand), expr.operand.type)
         if isinstance(expr, A.Member):
-            raise self.unsupported("struct members in device code", expr)
+            return self.member_lvalue(expr)
         raise self.unsupported("this expression as an lvalue", expr)
+
+    def member_lvalue(self, expr: A.Member):
+        if expr.arrow:
+            ptype = expr.base.type
+            base = self.pointer_target(self.gen_expr(expr.base), ptype)
+            struct = S.unqualified(ptype.pointee)
+        else:
+            base = self.gen_lvalue(expr.base)
+            struct = S.unqualified(expr.base.type)
+        _, offset = struct.field(expr.name)
+        return self.sub_object(base, struct, offset, expr.type)
+
+    def sub_object(self, base, outer: S.Type, offset: int, part: S.Type):
+        """The part of type `part` at byte `offset` of the object `base` (of type outer)."""
+        if isinstance(base, MemRef):
+            return MemRef(base.base, base.offset + offset, base.space, part, base.nc)
+        first, count = leaf_range(outer, offset, part)
+        if is_aggregate(part):
+            return RegAgg(S.unqualified(part), base.refs[first:first + count])
+        return base.refs[first]
+
+    def register_element(self, base: RegAgg, expr: A.Index):
+        """An element of an array kept in registers: the index must be a constant."""
+        index = self.gen_expr(expr.index)
+        if not isinstance(index, ir.Imm):
+            raise self.unsupported("an array element chosen at run time from an array in registers", expr)
+        size = S.sizeof(expr.type)
+        if not 0 <= index.value < (base.ctype.size or 0):
+            raise self.unsupported(f"array index {index.value} out of bounds", expr)
+        return self.sub_object(base, base.ctype, index.value * size, expr.type)
 
     def load(self, lv):
         if isinstance(lv, VarRef):
             return lv.reg
+        if isinstance(lv, _ConstRef):
+            return lv.value
+        if isinstance(lv, RegAgg):
+            return AggValue(lv.ctype, [self.load(ref) for ref in lv.refs])
         t = S.unqualified(lv.ctype)
-        if isinstance(t, (S.StructType, S.ArrayType)):
-            raise self.unsupported(f"loading a value of type '{t}'", None)
+        if is_aggregate(t):
+            return self.load_aggregate(lv, t)
         space = "" if lv.space == "generic" else f".{lv.space}"
         nc = ".nc" if lv.nc and lv.space == "global" else ""
         volatile = ".volatile" if lv.ctype.volatile else ""
         mtype = memory_type(t)
         cls = reg_class(t)
-        dst = self.new_reg("rs" if cls == "p" else cls)
-        instr = self.emit(f"ld{volatile}{space}{nc}.{mtype}", dst, ir.Address(lv.base, lv.offset))
+        opcode = f"ld{volatile}{space}{nc}.{mtype}"
+        key = ("ld", lv.space, opcode, value_key(lv.base), lv.offset)
+        dst = self.memo.get(key) if not volatile else None
+        if dst is None:
+            dst = self.new_reg("rs" if cls == "p" else cls)
+            instr = self.emit(opcode, dst, ir.Address(lv.base, lv.offset))
+            if not volatile:
+                self.memo_put(key, dst)
+        else:
+            instr = self.defs[dst]
         self.defs[dst] = instr
         self.loads += 1
         if dst.cls == "rs":
@@ -1134,9 +1430,55 @@ class FunctionCodegen:
             return self.op("setp.ne.s16", "p", dst, ir.Imm(0))
         return dst
 
+    def load_aggregate(self, mem: MemRef, t: S.Type) -> AggValue:
+        """A struct or array from memory: one vector load for a CUDA vector type (float4:
+        ld.v4.f32), else a load per scalar field (dead ones are removed later)."""
+        parts = leaves(t)
+        if _vector_access(t, mem):
+            elem = parts[0][1]
+            cls = reg_class(elem)
+            regs = [self.new_reg(cls) for _ in parts]
+            space = "" if mem.space == "generic" else f".{mem.space}"
+            nc = ".nc" if mem.nc and mem.space == "global" else ""
+            self.emit(f"ld{space}{nc}.v{len(parts)}.{memory_type(elem)}", ir.Vector(tuple(regs)),
+                      ir.Address(mem.base, mem.offset))
+            self.loads += 1
+            return AggValue(t, regs)
+        return AggValue(t, [self.load(MemRef(mem.base, mem.offset + offset, mem.space, lt, mem.nc))
+                            for offset, lt in parts])
+
+    def store_aggregate(self, lv, value: AggValue) -> None:
+        t = S.unqualified(lv.ctype)
+        if isinstance(lv, RegAgg):
+            for ref, v in zip(lv.refs, value.values):
+                self.store(ref, v)
+            return
+        parts = leaves(t)
+        if _vector_access(t, lv) and not lv.ctype.volatile:
+            elem = parts[0][1]
+            space = "" if lv.space == "generic" else f".{lv.space}"
+            values = tuple(self.materialize(v, elem) for v in value.values)
+            self.emit(f"st{space}.v{len(parts)}.{memory_type(elem)}", ir.Address(lv.base, lv.offset),
+                      ir.Vector(values))
+            self.clobber_memory(lv.space)
+            return
+        for (offset, lt), v in zip(parts, value.values):
+            self.store(MemRef(lv.base, lv.offset + offset, lv.space, lt), v)
+
+    def materialize(self, value, t: S.Type):
+        """A register holding `value` (vector stores take no immediates)."""
+        if isinstance(value, ir.Imm):
+            reg = self.new_reg(reg_class(t))
+            self.emit(f"mov.{mov_type(reg.cls, t)}", reg, value)
+            return reg
+        return value
+
     def store(self, lv, value) -> None:
         if isinstance(lv, VarRef):
             self.assign_reg(lv, value)
+            return
+        if isinstance(value, AggValue) or isinstance(lv, RegAgg):
+            self.store_aggregate(lv, value)
             return
         t = S.unqualified(lv.ctype)
         space = "" if lv.space == "generic" else f".{lv.space}"
@@ -1146,8 +1488,7 @@ class FunctionCodegen:
         if isinstance(value, VReg) and S.is_pointer(t):
             value = self.to_generic(value) if self.pointer_info(value).space != "generic" else value
         self.emit(f"st{volatile}{space}.{memory_type(t)}", ir.Address(lv.base, lv.offset), value)
-        # A store may change any loaded value: loads are not reused across it.
-        self.memo = {k: v for k, v in self.memo.items() if not k[0].startswith("ld")}
+        self.clobber_memory(lv.space)
 
     def assign_reg(self, ref: VarRef, value) -> None:
         """Write `value` into a variable's register: in place when the value was just
@@ -1156,17 +1497,19 @@ class FunctionCodegen:
         self.write_reg(reg)
         last = self.block.instrs[-1] if self.block.instrs else None
         if (isinstance(value, VReg) and value is not reg and value not in self.mutable and last is not None
+                and value not in self.named
                 and last.operands and last.operands[0] is value and self.uses.get(value, 0) == 0
-                and value.cls == reg.cls and value not in self.param_loads and _defines(last)):
+                and value.cls == reg.cls and value not in self.param_loads and defines(last)):
             last.operands[0] = reg
-            self.memo = {k: v for k, v in self.memo.items() if v is not value}
+            for key in [k for k, v in self.memo.items() if v is value]:
+                del self.memo[key]
             return
         if value is reg:
             return
         if isinstance(value, ir.Imm) and reg.cls == "p":
             self.emit("setp.ne.s32", reg, ir.Imm(int(bool(value.value))), ir.Imm(0))
             return
-        self.emit(f"mov.{_mov_type(reg.cls, ref.ctype)}", reg, value)
+        self.emit(f"mov.{mov_type(reg.cls, ref.ctype)}", reg, value)
         if isinstance(value, ir.Imm):
             self.known[reg] = value
 
@@ -1244,21 +1587,24 @@ class FunctionCodegen:
             b = self.gen_expr(expr.else_)
             if isinstance(p, ir.Imm):
                 return a if p.value else b
-            return self.op(f"selp.{_sel_type(t)}", reg_class(t), a, b, p)
+            return self.op(f"selp.{sel_type(t)}", reg_class(t), a, b, p)
         result = None if isinstance(t, S.VoidType) else VarRef(self.new_reg(reg_class(t)), t, None)
         if result is not None:
             self.mutable.add(result.reg)
         other, end = self.make_label(), self.make_label()
+        saved = self.region_start()
         self.cond_branch(expr.cond, other, False)
         a = self.gen_expr(expr.then)
         if result is not None:
             self.assign_reg(result, a)
         self.branch(end)
         self.place(other)
+        self.region_join(saved)
         b = self.gen_expr(expr.else_)
         if result is not None:
             self.assign_reg(result, b)
         self.place(end)
+        self.region_join(saved)
         return result.reg if result is not None else None
 
     def select_min_max(self, expr: A.Conditional, t: S.Type):
@@ -1292,7 +1638,7 @@ class FunctionCodegen:
     def condition_pred(self, cond: A.Expr):
         while isinstance(cond, A.ImplicitCast) and cond.type == S.BOOL and S.is_scalar(cond.operand.type):
             cond = cond.operand
-        if isinstance(cond, A.Binary) and cond.op in _INT_CMP:
+        if isinstance(cond, A.Binary) and cond.op in INT_CMP:
             lhs, rhs = self.gen_expr(cond.lhs), self.gen_expr(cond.rhs)
             if S.is_pointer(cond.lhs.type) and S.is_pointer(cond.rhs.type):
                 lhs, rhs = self.comparable_pointers(lhs, rhs)
@@ -1353,19 +1699,19 @@ class FunctionCodegen:
             if isinstance(src, S.FloatType):
                 opcode = "cvt.f64.f32" if dst.size == 8 else "cvt.rn.f32.f64"
                 return self.op(opcode, dcls, value)
-            return self.op(f"cvt.rn.{float_type(dst)}.{_cvt_int(src)}", dcls, value)
+            return self.op(f"cvt.rn.{float_type(dst)}.{cvt_int(src)}", dcls, value)
         if isinstance(src, S.FloatType):
-            return self.op(f"cvt.rzi.{_cvt_int(dst, register=True)}.{float_type(src)}", dcls, value)
+            return self.op(f"cvt.rzi.{cvt_int(dst, register=True)}.{float_type(src)}", dcls, value)
         # integer to integer
         sbits, dbits = S.sizeof(src) * 8, S.sizeof(dst) * 8
         if dcls == scls:
             if dbits < sbits or (dbits == 8 and sbits == 16):
                 # narrowing inside one register class (short -> char): re-extend the bits kept
-                return self.op(f"cvt.{_cvt_int(dst)}.{int_type(src)}", dcls, value) if dbits == 8 else value
+                return self.op(f"cvt.{cvt_int(dst)}.{int_type(src)}", dcls, value) if dbits == 8 else value
             return value
         if dbits > sbits:
             # widening: extend by the source's signedness
-            return self.op(f"cvt.{'s' if src.signed else 'u'}{max(dbits, 16)}.{_cvt_int(src)}", dcls, value)
+            return self.op(f"cvt.{'s' if src.signed else 'u'}{max(dbits, 16)}.{cvt_int(src)}", dcls, value)
         # narrowing: truncate
         return self.op(f"cvt.u{max(dbits, 16)}.u{sbits}", dcls, value)
 
@@ -1396,13 +1742,22 @@ class FunctionCodegen:
     def inline(self, callee: S.FunctionSymbol, expr: A.Call):
         args = [self.gen_expr(a) for a in expr.args]
         fdef = callee.definition
-        for psym, value in zip(fdef.param_symbols, args):
-            self.bind_initial(psym, value)
+        outer_plan = self.plan
+        self.plan = self.plan_of(fdef)
+        self.inline_stack.append(callee)
+        try:
+            for psym, value in zip(fdef.param_symbols, args):
+                self.bind_initial(psym, value)
+            return self.inline_body(callee, fdef)
+        finally:
+            self.inline_stack.pop()
+            self.plan = outer_plan
+
+    def inline_body(self, callee: S.FunctionSymbol, fdef: A.FunctionDef):
         ret_t = S.unqualified(callee.type.ret)
         items = fdef.body.items
         if items and isinstance(items[-1], A.ReturnStmt) and _count_returns(fdef.body) == 1:
             # One return, at the end: its value is the call's value, no register needed.
-            self.inline_stack.append(callee)
             self.returns.append((None, None))
             try:
                 for item in items[:-1]:
@@ -1411,256 +1766,33 @@ class FunctionCodegen:
                 result = self.gen_expr(value) if value is not None else None
             finally:
                 self.returns.pop()
-                self.inline_stack.pop()
-            return None if isinstance(ret_t, S.VoidType) else result
-        result = None
-        if not isinstance(ret_t, S.VoidType):
-            result = VarRef(self.new_reg(reg_class(ret_t)), ret_t, None)
-            self.mutable.add(result.reg)
+            if isinstance(ret_t, S.VoidType):
+                return None
+            return self.rvalue(result, ret_t) if is_aggregate(ret_t) else result
+        result = None if isinstance(ret_t, S.VoidType) else self.new_var(ret_t)
         done = self.make_label()
         self.returns.append((done, result))
-        self.inline_stack.append(callee)
+        saved = self.region_start()
         try:
             self.gen_body(fdef.body)
         finally:
-            self.inline_stack.pop()
             self.returns.pop()
         self.place(done)
-        return result.reg if result is not None else None
+        self.region_join(saved)
+        if result is None:
+            return None
+        return self.load(result)
 
     def gen_builtin(self, callee: S.FunctionSymbol, expr: A.Call, want_value: bool):
         name = callee.builtin
         t = callee.type.ret
         handler = BUILTINS.get(name)
         if handler is None:
+            if name in mathlib.SIGNATURES:
+                args = [self.gen_expr(a) for a in expr.args]
+                return mathlib.instantiate(self, name, args)
             raise self.unsupported(f"the builtin function '{callee.name}' in device code", expr)
         return handler(self, expr, t, want_value)
-
-
-# ---- builtin functions ------------------------------------------------------------------
-
-def _unary_builtin(opcode_for):
-    def gen(cg: FunctionCodegen, expr: A.Call, t: S.Type, want_value: bool):
-        value = cg.gen_expr(expr.args[0])
-        return cg.op(opcode_for(t), reg_class(t), value)
-    return gen
-
-
-def _binary_builtin(opcode_for):
-    def gen(cg: FunctionCodegen, expr: A.Call, t: S.Type, want_value: bool):
-        a = cg.gen_expr(expr.args[0])
-        b = cg.gen_expr(expr.args[1])
-        return cg.op(opcode_for(t), reg_class(t), a, b)
-    return gen
-
-
-def _minmax(kind):
-    def opcode(t):
-        if isinstance(t, S.FloatType):
-            return f"{kind}.{float_type(t)}"
-        return f"{kind}.{int_type(t)}"
-    return _binary_builtin(opcode)
-
-
-def _gen_syncthreads(cg, expr, t, want_value):
-    cg.emit("bar.sync", ir.Imm(0))
-    cg.memo = {k: v for k, v in cg.memo.items() if not k[0].startswith("ld")}
-
-
-def _gen_threadfence(cg, expr, t, want_value):
-    cg.emit("membar.gl")
-
-
-def _gen_fma(cg, expr, t, want_value):
-    a, b, c = (cg.gen_expr(x) for x in expr.args)
-    return cg.op(f"fma.rn.{float_type(t)}", reg_class(t), a, b, c)
-
-
-def pointer_argument(cg: FunctionCodegen, expr: A.Expr) -> MemRef:
-    """The memory a pointer argument designates, keeping its state space when the
-    argument is `&x[i]` or an array (atomics on shared memory stay atom.shared)."""
-    while isinstance(expr, A.ImplicitCast) and S.is_pointer(expr.type) and S.is_pointer(expr.operand.type):
-        expr = expr.operand
-    if isinstance(expr, A.Unary) and expr.op == "&":
-        return cg.gen_lvalue(expr.operand)
-    if isinstance(expr, A.ImplicitCast) and isinstance(expr.operand.type, S.ArrayType):
-        return cg.gen_lvalue(expr.operand)
-    return cg.pointer_target(cg.gen_expr(expr), expr.type)
-
-
-def _gen_ldg(cg, expr, t, want_value):
-    mem = pointer_argument(cg, expr.args[0])
-    dst = cg.new_reg(reg_class(t))
-    cg.emit(f"ld.global.nc.{memory_type(t)}", dst, ir.Address(mem.base, mem.offset))
-    return dst
-
-
-def _gen_expf_fast(cg, expr, t, want_value):
-    x = cg.gen_expr(expr.args[0])
-    scaled = cg.op("mul.f32", "f", x, ir.Imm(f32_bits(1.4426950408889634), ".f32"))
-    return cg.op("ex2.approx.ftz.f32", "f", scaled)
-
-
-def _gen_logf_fast(cg, expr, t, want_value):
-    x = cg.gen_expr(expr.args[0])
-    log2 = cg.op("lg2.approx.ftz.f32", "f", x)
-    return cg.op("mul.f32", "f", log2, ir.Imm(f32_bits(0.6931471805599453), ".f32"))
-
-
-_ATOMIC_OPS = {"atomicAdd": "add", "atomicExch": "exch", "atomicMin": "min", "atomicMax": "max",
-               "atomicAnd": "and", "atomicOr": "or", "atomicXor": "xor", "atomicInc": "inc",
-               "atomicDec": "dec", "atomicSub": "add"}
-
-
-def _atomic_type(op: str, t: S.Type) -> str:
-    if isinstance(t, S.FloatType):
-        return float_type(t)
-    if op in ("exch", "and", "or", "xor", "cas"):
-        return f"b{bits(t)}"
-    if op in ("min", "max"):
-        return int_type(t)
-    return f"u{bits(t)}"
-
-
-def _gen_atomic(cg: FunctionCodegen, expr: A.Call, t: S.Type, want_value: bool):
-    name = expr.callee.name
-    op = _ATOMIC_OPS[name]
-    mem = pointer_argument(cg, expr.args[0])
-    value = cg.gen_expr(expr.args[1])
-    if name == "atomicSub":
-        if isinstance(value, ir.Imm):
-            value = ir.Imm(S.convert_constant(-value.value, t))
-        else:
-            value = cg.op(f"neg.s{bits(t)}", value.cls, value)
-    space = "" if mem.space == "generic" else f".{mem.space}"
-    atype = _atomic_type(op, t)
-    addr = ir.Address(mem.base, mem.offset)
-    # NVVM writes atom even when the old value is unused (no red).
-    dst = cg.new_reg(reg_class(t))
-    cg.emit(f"atom{space}.{op}.{atype}", dst, addr, value)
-    return dst
-
-
-def _gen_atomic_cas(cg, expr, t, want_value):
-    mem = pointer_argument(cg, expr.args[0])
-    compare = cg.gen_expr(expr.args[1])
-    value = cg.gen_expr(expr.args[2])
-    space = "" if mem.space == "generic" else f".{mem.space}"
-    dst = cg.new_reg(reg_class(t))
-    cg.emit(f"atom{space}.cas.b{bits(t)}", dst, ir.Address(mem.base, mem.offset), compare, value)
-    return dst
-
-
-BUILTINS = {
-    "__syncthreads": _gen_syncthreads,
-    "__threadfence": _gen_threadfence,
-    "sqrtf": _unary_builtin(lambda t: "sqrt.rn.f32"), "sqrt": _unary_builtin(lambda t: "sqrt.rn.f64"),
-    "__fsqrt_rn": _unary_builtin(lambda t: "sqrt.rn.f32"),
-    "rsqrtf": _unary_builtin(lambda t: "rsqrt.approx.f32"), "rsqrt": _unary_builtin(lambda t: "rsqrt.approx.f64"),
-    "fabsf": _unary_builtin(lambda t: "abs.f32"), "fabs": _unary_builtin(lambda t: "abs.f64"),
-    "floorf": _unary_builtin(lambda t: "cvt.rmi.f32.f32"), "floor": _unary_builtin(lambda t: "cvt.rmi.f64.f64"),
-    "ceilf": _unary_builtin(lambda t: "cvt.rpi.f32.f32"), "ceil": _unary_builtin(lambda t: "cvt.rpi.f64.f64"),
-    "truncf": _unary_builtin(lambda t: "cvt.rzi.f32.f32"), "trunc": _unary_builtin(lambda t: "cvt.rzi.f64.f64"),
-    "__saturatef": _unary_builtin(lambda t: "cvt.sat.f32.f32"),
-    "__frcp_rn": _unary_builtin(lambda t: "rcp.rn.f32"),
-    "__sinf": _unary_builtin(lambda t: "sin.approx.ftz.f32"), "__cosf": _unary_builtin(lambda t: "cos.approx.ftz.f32"),
-    "__expf": _gen_expf_fast, "__logf": _gen_logf_fast,
-    "fminf": _binary_builtin(lambda t: "min.f32"), "fmaxf": _binary_builtin(lambda t: "max.f32"),
-    "fmin": _binary_builtin(lambda t: "min.f64"), "fmax": _binary_builtin(lambda t: "max.f64"),
-    "__fdividef": _binary_builtin(lambda t: "div.approx.f32"),
-    "__fadd_rn": _binary_builtin(lambda t: "add.rn.f32"), "__fmul_rn": _binary_builtin(lambda t: "mul.rn.f32"),
-    "__fdiv_rn": _binary_builtin(lambda t: "div.rn.f32"),
-    "min": _minmax("min"), "max": _minmax("max"),
-    "abs": _unary_builtin(lambda t: "abs.s32"), "labs": _unary_builtin(lambda t: "abs.s64"),
-    "llabs": _unary_builtin(lambda t: "abs.s64"),
-    "fmaf": _gen_fma, "fma": _gen_fma,
-    "__popc": _unary_builtin(lambda t: "popc.b32"), "__clz": _unary_builtin(lambda t: "clz.b32"),
-    "__brev": _unary_builtin(lambda t: "brev.b32"),
-    "__mul24": _binary_builtin(lambda t: "mul24.lo.s32"), "__umul24": _binary_builtin(lambda t: "mul24.lo.u32"),
-    "__ldg": _gen_ldg,
-    "atomicCAS": _gen_atomic_cas,
-}
-for _name in _ATOMIC_OPS:
-    BUILTINS[_name] = _gen_atomic
-
-
-# ---- small helpers ----------------------------------------------------------------------
-
-def _key(operand):
-    if isinstance(operand, ir.Imm):
-        return ("imm", operand.value, operand.type)
-    if isinstance(operand, ir.Address):
-        return ("addr", operand.base, operand.offset)
-    return operand
-
-
-def _defines(instr: ir.Instr) -> bool:
-    """Does the instruction write its first operand?  (Stores, branches, barriers and
-    reductions have an address, a label or nothing there, never a register.)"""
-    ops = instr.operands
-    return bool(ops) and ops[0].__class__ is VReg
-
-
-def _mov_type(cls: str, t: S.Type) -> str:
-    return {"p": "pred", "rs": "u16", "r": "u32", "rd": "u64", "f": "f32", "fd": "f64"}[cls]
-
-
-def _sel_type(t: S.Type) -> str:
-    if isinstance(t, S.FloatType):
-        return float_type(t)
-    return f"b{max(16, bits(t))}"
-
-
-def _cvt_int(t: S.Type, register: bool = False) -> str:
-    """An integer type as cvt names it: 8-bit types keep their width (cvt.s32.s8)."""
-    if isinstance(t, S.EnumType):
-        return "s32"
-    if isinstance(t, S.PointerType):
-        return "u64"
-    size = t.size * 8
-    if register and size == 8:
-        size = 16
-    return f"{'s' if t.signed else 'u'}{size}"
-
-
-def _exact_reciprocal(value: float) -> bool:
-    """Is 1/value exact (value a power of two, not denormal-producing)?"""
-    if value == 0 or math.isinf(value) or math.isnan(value):
-        return False
-    mantissa, exponent = math.frexp(abs(value))
-    return mantissa == 0.5 and -125 < exponent < 126
-
-
-def _canonical_compare(cond: str, c: int, t: S.Type):
-    """InstCombine's canonical form of `x cond c`: strict predicates (x <= c is
-    x < c+1), and unsigned tests against the ends of the range become ==, != or
-    constants.  Returns (cond, Imm) or ("true"/"false", None)."""
-    signed = not isinstance(t, S.IntType) or t.signed
-    width = 32 if isinstance(t, S.EnumType) else max(16, t.size * 8)
-    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
-    if cond == "le":
-        if c >= hi:
-            return "true", None
-        cond, c = "lt", c + 1
-    elif cond == "ge":
-        if c <= lo:
-            return "true", None
-        cond, c = "gt", c - 1
-    if cond == "lt" and c <= lo:
-        return "false", None
-    if cond == "gt" and c >= hi:
-        return "false", None
-    if not signed:
-        if cond == "lt" and c == 1:
-            cond, c = "eq", 0
-        elif cond == "gt" and c == 0:
-            cond, c = "ne", 0
-    return cond, ir.Imm(c)
-
-
-def _fold_compare(cond: str, a, b) -> bool:
-    base = cond.rstrip("u") if cond not in ("neu",) else "ne"
-    return {"lt": a < b, "gt": a > b, "le": a <= b, "ge": a >= b, "eq": a == b, "ne": a != b}[base]
 
 
 def _split_constant_offset(index: A.Expr):
@@ -1692,6 +1824,71 @@ def _operand_expr(value: A.Expr, op: str) -> A.Expr:
     if op == "-":
         return A.Unary(value.loc, "-", value, value.type)
     return value
+
+
+_ASM_CLASSES = {"h": "rs", "r": "r", "l": "rd", "f": "f", "d": "fd"}
+
+
+def _asm_class(constraint: str, t: S.Type, node) -> str:
+    """The register class of an asm constraint: h 16-bit, r 32-bit, l 64-bit, f f32, d f64."""
+    for letter in constraint:
+        if letter in _ASM_CLASSES:
+            return _ASM_CLASSES[letter]
+    raise Unsupported(f"asm constraint '{constraint}'", node.loc)
+
+
+def _float_identity(op: str, c: float) -> bool:
+    """Is `x op c` exactly x for every x (NaNs and signed zeros included)?"""
+    if op in ("*", "/"):
+        return c == 1.0
+    if op == "-":
+        return c == 0.0 and math.copysign(1.0, c) > 0
+    if op == "+":
+        return c == 0.0 and math.copysign(1.0, c) < 0
+    return False
+
+
+_TERMINATORS = ("bra", "ret", "exi")
+
+# Opcodes whose two operands commute (LLVM orders them by rank).
+_COMMUTATIVE = ("add.", "mul.lo", "mul.wide", "mul.f", "and.", "or.", "xor.", "min.", "max.", "mul24.", "mul.hi")
+
+
+class RegPointer:
+    """A pointer to a variable kept in registers, known at compile time: only ever
+    dereferenced (plan.deref_only), so `*p` is the variable."""
+    __slots__ = ("lv",)
+
+    def __init__(self, lv):
+        self.lv = lv
+
+
+class _ConstRef:
+    """A field of a struct variable that is a name for a constant (never assigned)."""
+    __slots__ = ("value", "ctype")
+
+    def __init__(self, value, ctype):
+        self.value, self.ctype = value, ctype
+
+
+def _is_lvalue_path(expr) -> bool:
+    """Can gen_lvalue produce an object for `expr` (rather than only a value)?"""
+    if isinstance(expr, A.Ident):
+        return isinstance(expr.symbol, S.VarSymbol)
+    if isinstance(expr, (A.Index,)):
+        return True
+    if isinstance(expr, A.Unary):
+        return expr.op == "*"
+    if isinstance(expr, A.Member):
+        return expr.arrow or _is_lvalue_path(expr.base)
+    return False
+
+
+def _vector_access(t: S.Type, mem) -> bool:
+    """Is a whole-object access of `t` at `mem` one ld/st.v2/v4 (a CUDA vector type at its
+    alignment, outside the parameter space)?"""
+    return isinstance(t, S.StructType) and t.vector in (2, 4) and isinstance(mem, MemRef) \
+        and mem.space != "param" and mem.offset % t.align == 0
 
 
 def _is_speculatable(expr: A.Expr) -> bool:
@@ -1769,423 +1966,64 @@ def _describe_expr(expr) -> str:
     return f"{type(expr).__name__} expressions"
 
 
-# ---- passes over the blocks --------------------------------------------------------------
-
-def instr_defs(instr: ir.Instr) -> list:
-    return [instr.operands[0]] if _defines(instr) else []
-
-
-def instr_uses(instr: ir.Instr) -> list:
-    ops = instr.operands
-    out = []
-    first = True
-    for op in ops:
-        cls = op.__class__
-        if cls is VReg:
-            if not first:
-                out.append(op)
-        elif cls is ir.Address:
-            if op.base.__class__ is VReg:
-                out.append(op.base)
-        elif cls is ir.Vector:
-            out.extend(e for e in op.elems if e.__class__ is VReg)
-        first = False
-    if instr.guard is not None:
-        out.append(instr.guard)
-    return out
-
-
-def is_pure(instr: ir.Instr) -> bool:
-    opcode = instr.opcode
-    base = base_of(opcode)
-    if base == "ld":
-        return ".volatile" not in opcode and _defines(instr)
-    return base in _PURE_BASES and _defines(instr)
-
-
-def eliminate_dead_code(cg: FunctionCodegen, func: ir.Function) -> None:
-    """Drop pure instructions whose results nobody reads (and then what only they read).
-    Requires nothing; keeps every store, branch, barrier and atomic."""
-    counts = _use_counts(cg)
-    dead: set = set()
-    work = [i for b in cg.blocks for i in b.instrs if is_pure(i) and counts.get(i.operands[0], 0) == 0]
-    defs: dict = {}
-    for block in cg.blocks:
-        for instr in block.instrs:
-            if _defines(instr):
-                defs.setdefault(instr.operands[0], []).append(instr)
-    while work:
-        instr = work.pop()
-        if id(instr) in dead:
-            continue
-        dead.add(id(instr))
-        for reg in instr_uses(instr):
-            counts[reg] -= 1
-            if counts[reg] == 0:
-                for d in defs.get(reg, ()):
-                    if is_pure(d) and id(d) not in dead:
-                        work.append(d)
-    if dead:
-        for block in cg.blocks:
-            block.instrs = [i for i in block.instrs if id(i) not in dead]
-
-
-def _use_counts(cg: FunctionCodegen) -> dict:
-    counts: dict = {}
-    for block in cg.blocks:
-        for instr in block.instrs:
-            for u in instr_uses(instr):
-                counts[u] = counts.get(u, 0) + 1
-    return counts
-
-
-def fuse_multiply_add(cg: FunctionCodegen, func: ir.Function) -> None:
-    """mul + add -> mad.lo / fma.rn when the product has no other use, as LLVM's DAG
-    combiner does (CUDA compiles with -fmad=true).  The fused instruction takes the add's
-    place.  Requires single-definition temporaries for the product."""
-    if not cg.multiplies:
-        return
-    counts = _use_counts(cg)
-    for block in cg.blocks:
-        defs_at = {}
-        instrs = block.instrs
-        for pos, instr in enumerate(instrs):
-            if base_of(instr.opcode) == "add" and len(instr.operands) == 3 and instr.guard is None:
-                for k in (1, 2):
-                    prod = instr.operands[k]
-                    if not isinstance(prod, VReg) or counts.get(prod) != 1 or prod in cg.mutable:
-                        continue
-                    mpos = defs_at.get(prod)
-                    if mpos is None:
-                        continue
-                    mul = instrs[mpos]
-                    fused = _fused_opcode(mul.opcode, instr.opcode)
-                    if fused is None or _written_between(instrs, mpos, pos, mul.operands[1:]):
-                        continue
-                    other = instr.operands[3 - k]
-                    instrs[pos] = ir.Instr(fused, [instr.operands[0], mul.operands[1], mul.operands[2], other])
-                    instrs[mpos] = None
-                    break
-            if instrs[pos] is not None and _defines(instrs[pos]):
-                defs_at[instrs[pos].operands[0]] = pos
-        block.instrs = [i for i in instrs if i is not None]
-
-
-def _fused_opcode(mul: str, add: str) -> str | None:
-    if mul == "mul.f32" and add == "add.f32":
-        return "fma.rn.f32"
-    if mul == "mul.f64" and add == "add.f64":
-        return "fma.rn.f64"
-    for width in ("32", "64", "16"):
-        if mul == f"mul.lo.s{width}" and add == f"add.s{width}":
-            return f"mad.lo.s{width}"
-    return None
-
-
-def _written_between(instrs, start: int, end: int, operands) -> bool:
-    regs = {op for op in operands if isinstance(op, VReg)}
-    for instr in instrs[start + 1:end]:
-        if instr is not None and _defines(instr) and instr.operands[0] in regs:
-            return True
-    return False
-
-
-def _memory_users(block: Block, reg: VReg) -> int:
-    """How many loads/stores in the block address memory through reg (directly or through
-    one add.s64 of it)."""
-    derived = {reg}
-    for instr in block.instrs:
-        if instr.opcode == "add.s64" and any(op in derived for op in instr.operands[1:]):
-            derived.add(instr.operands[0])
-    count = 0
-    for instr in block.instrs:
-        if base_of(instr.opcode) in ("ld", "st", "atom", "red"):
-            for op in instr.operands:
-                if isinstance(op, ir.Address) and op.base in derived:
-                    count += 1
-    return count
-
-
-def place_cvta(cg: FunctionCodegen, func: ir.Function) -> None:
-    """Merge the cvta.to.global conversions of each kernel pointer parameter to one per
-    block and put them where NVVM does (measured against nvcc 13.5, docs/frontend.md):
-    in the entry block, at its top, after the parameter loads, in reverse order of first
-    use; in other blocks the same when some parameter is used for more than one memory
-    access there, else each right before its first use."""
-    for bindex, block in enumerate(cg.blocks):
-        first: dict = {}   # param reg -> the cvta kept
-        rename: dict = {}
-        order: list = []
-        for instr in block.instrs:
-            if instr.opcode == "cvta.to.global.u64" and instr.operands[1] in cg.kernel_pointers:
-                src = instr.operands[1]
-                if src in first:
-                    rename[instr.operands[0]] = first[src].operands[0]
-                else:
-                    first[src] = instr
-                    order.append(instr)
-        if not order:
-            continue
-        if rename:
-            block.instrs = [i for i in block.instrs if not (i.opcode == "cvta.to.global.u64"
-                                                          and i.operands[0] in rename)]
-            for instr in block.instrs:
-                _rename_operands(instr, rename)
-                for other in cg.blocks:
-                    pass
-            for other in cg.blocks:
-                for instr in other.instrs:
-                    _rename_operands(instr, rename)
-        hoist = bindex == 0 or any(_memory_users(block, i.operands[0]) > 1 for i in order)
-        if not hoist:
-            continue
-        block.instrs = [i for i in block.instrs if i not in order]
-        at = 0
-        if bindex == 0:
-            while at < len(block.instrs) and block.instrs[at].opcode.startswith("ld.param"):
-                at += 1
-        block.instrs[at:at] = list(reversed(order))
-
-
-def _rename_operands(instr: ir.Instr, rename: dict) -> None:
-    ops = instr.operands
-    for k, op in enumerate(ops):
-        if isinstance(op, VReg) and op in rename:
-            ops[k] = rename[op]
-        elif isinstance(op, ir.Address) and op.base in rename:
-            ops[k] = ir.Address(rename[op.base], op.offset)
-    if instr.guard is not None and instr.guard in rename:
-        instr.guard = rename[instr.guard]
-
-
-def sink_loads(cg: FunctionCodegen, func: ir.Function) -> None:
-    """Outside the entry block, loads that feed one instruction together are moved to
-    just before it, in reverse source order: where nvcc 13.5 puts them (vadd loads b[i],
-    then a[i], then adds; a lone load stays where it is).  The entry block keeps source
-    order, as nvcc's does.  Requires: no store between a load and the moved-to place."""
-    if cg.loads < 2:
-        return
-    for block in cg.blocks[1:]:
-        instrs = block.instrs
-        if sum(1 for i in instrs if i.opcode.startswith("ld.") and ".param" not in i.opcode) < 2:
-            continue
-        pos = 0
-        while pos < len(instrs):
-            user = instrs[pos]
-            loads = []
-            for reg in instr_uses(user):
-                k = _load_defining(instrs, pos, reg)
-                if k is not None and instrs[k] not in loads:
-                    loads.append(instrs[k])
-            if len(loads) >= 2:
-                for load in loads:
-                    instrs.remove(load)
-                pos = instrs.index(user)
-                loads.sort(key=lambda ld: -cg.load_order[id(ld)])
-                instrs[pos:pos] = loads
-                pos += len(loads)
-            pos += 1
-
-
-def _load_defining(instrs: list, user_pos: int, reg) -> int | None:
-    """The position of the load that defines reg, if the instruction at user_pos is the
-    first to read it and nothing in between may write memory or reg."""
-    for k in range(user_pos - 1, -1, -1):
-        instr = instrs[k]
-        if base_of(instr.opcode) in ("st", "atom", "red", "bar", "membar", "call"):
-            return None
-        if reg in instr_uses(instr):
-            return None
-        if _defines(instr) and instr.operands[0] is reg:
-            if base_of(instr.opcode) == "ld" and ".param" not in instr.opcode and ".volatile" not in instr.opcode:
-                return k
-            return None
-    return None
-
-
-_EXTENSIONS = {"cvt.u32.u8": "u8", "cvt.s32.s8": "s8", "cvt.u32.u16": "u16", "cvt.s32.s16": "s16"}
-
-
-def fold_extending_loads(cg: FunctionCodegen, func: ir.Function) -> None:
-    """ld.u8 %rs + cvt.u32.u8 %r, %rs -> ld.u8 %r (a zero- or sign-extending load into a
-    32-bit register), when the 16-bit value has no other use: LLVM's extload."""
-    if not cg.narrow_loads:
-        return
-    counts = _use_counts(cg)
-    for block in cg.blocks:
-        loads = {}
-        out = []
-        for instr in block.instrs:
-            if base_of(instr.opcode) == "ld" and _defines(instr) and instr.operands[0].cls == "rs":
-                loads[instr.operands[0]] = instr
-            ext = _EXTENSIONS.get(instr.opcode)
-            if ext is not None:
-                src = instr.operands[1]
-                load = loads.get(src)
-                if load is not None and counts.get(src) == 1 and load.parts[-1][1:] == ext[1:]:
-                    load.opcode = ".".join(load.parts[:-1] + [ext])
-                    load.operands[0] = instr.operands[0]
-                    continue
-            out.append(instr)
-        block.instrs = out
-
-
-def layout_blocks(cg: FunctionCodegen, func: ir.Function) -> None:
-    """Drop empty blocks and branches to the next block; name branch targets $L__BB<f>_<n>
-    (n: the block's position, counting blocks as LLVM does)."""
-    aliases = dict(cg.aliases)
-
-    def resolve(label):
-        seen = set()
-        while label in aliases and label not in seen:
-            seen.add(label)
-            label = aliases[label]
-        return label
-
-    blocks = cg.blocks
-    changed = True
-    while changed:
-        changed = False
-        # an empty block is an alias of the next one
-        kept = []
-        for k, block in enumerate(blocks):
-            if not block.instrs and k + 1 < len(blocks):
-                aliases[block.label] = blocks[k + 1].label
-                changed = True
-                continue
-            kept.append(block)
-        blocks = kept
-        # a jump to the next block falls through
-        for k, block in enumerate(blocks[:-1]):
-            term = block.terminator()
-            if term is not None and base_of(term.opcode) == "bra" and term.guard is None and \
-                    resolve(term.operands[0].name) == resolve(blocks[k + 1].label):
-                block.instrs.pop()
-                changed = True
-        # unreachable blocks (after an unconditional jump, never targeted)
-        targets = set()
-        for block in blocks:
-            for instr in block.instrs:
-                if base_of(instr.opcode) == "bra":
-                    targets.add(resolve(instr.operands[0].name))
-        kept = [blocks[0]]
-        for k, block in enumerate(blocks[1:], 1):
-            prev = kept[-1].terminator()
-            falls_in = prev is None or (base_of(prev.opcode) == "bra" and prev.guard is not None)
-            if not falls_in and resolve(block.label) not in targets and block.label not in targets:
-                changed = True
-                continue
-            kept.append(block)
-        blocks = kept
-        # a block reached only by falling through is part of the block before it
-        targets = {resolve(instr.operands[0].name) for block in blocks for instr in block.instrs
-                   if base_of(instr.opcode) == "bra"}
-        merged = [blocks[0]]
-        for block in blocks[1:]:
-            prev = merged[-1]
-            if prev.terminator() is None and resolve(block.label) not in targets:
-                prev.instrs.extend(block.instrs)
-                aliases[block.label] = prev.label
-                changed = True
-                continue
-            merged.append(block)
-        blocks = merged
-    cg.blocks = blocks
-    names = {}
-    for n, block in enumerate(blocks):
-        names[block.label] = f"$L__BB{cg.index}_{n}"
-    targets = set()
-    for block in blocks:
-        for instr in block.instrs:
-            if base_of(instr.opcode) == "bra":
-                target = names[resolve(instr.operands[0].name)]
-                instr.operands[0] = ir.Symbol(target)
-                targets.add(target)
-    cg.block_names = names
-    cg.branch_targets = targets
-
-
-def number_registers(cg: FunctionCodegen, func: ir.Function) -> None:
-    """Name the virtual registers as NVVM does; write func.body and func.regs.
-
-    Per class, from 1: values live across blocks (defined in one block and used in
-    another, or defined in several), in order of definition; then kernel parameters live
-    across blocks, in parameter order; then all other values in order of definition."""
-    def_block: dict = {}
-    cross: set = set()
-    order: list = []
-    for bindex, block in enumerate(cg.blocks):
-        for instr in block.instrs:
-            for reg in instr_defs(instr):
-                if reg not in def_block:
-                    def_block[reg] = bindex
-                    order.append(reg)
-                elif def_block[reg] != bindex:
-                    cross.add(reg)
-            for reg in instr_uses(instr):
-                if reg not in def_block:  # read before any write (an undefined value)
-                    def_block[reg] = bindex
-                    order.append(reg)
-                elif def_block[reg] != bindex:
-                    cross.add(reg)
-    params = sorted((r for r in order if r in cross and r in cg.param_loads), key=lambda r: cg.param_loads[r])
-    first = [r for r in order if r in cross and r not in cg.param_loads]
-    rest = [r for r in order if r not in cross]
-    counters = {cls: 0 for cls in REG_DECL}
-    names: dict = {}
-    for reg in first + params + rest:
-        counters[reg.cls] += 1
-        names[reg] = ir.Reg(f"{REG_DECL[reg.cls][1]}{counters[reg.cls]}")
-    for block in cg.blocks:
-        for instr in block.instrs:
-            ops = instr.operands
-            for k, op in enumerate(ops):
-                if isinstance(op, VReg):
-                    ops[k] = names[op]
-                elif isinstance(op, ir.Address) and isinstance(op.base, VReg):
-                    ops[k] = ir.Address(names[op.base], op.offset)
-                elif isinstance(op, ir.Vector):
-                    ops[k] = ir.Vector(tuple(names.get(e, e) for e in op.elems))
-            if instr.guard is not None:
-                instr.guard = names[instr.guard]
-    func.regs = [ir.RegDecl(REG_DECL[cls][0], REG_DECL[cls][1], counters[cls] + 1)
-                 for cls in REG_DECL_ORDER if counters[cls]]
-    body: list = []
-    for block in cg.blocks:
-        name = cg.block_names[block.label]
-        if name in cg.branch_targets:
-            body.append(ir.Label(name))
-        body.extend(block.instrs)
-    func.body = body
-
-
-# The pipeline after instruction emission, in order (names as --print-after would use).
-PASSES = [
-    ("eliminate_dead_code", eliminate_dead_code),
-    ("place_cvta", place_cvta),
-    ("sink_loads", sink_loads),
-    ("fuse_multiply_add", fuse_multiply_add),
-    ("fold_extending_loads", fold_extending_loads),
-    ("layout_blocks", layout_blocks),
-    ("number_registers", number_registers),
-]
-
-
-def run_passes(cg: FunctionCodegen, func: ir.Function) -> None:
-    for _name, pass_ in PASSES:
-        pass_(cg, func)
-
-
 # ---- the module --------------------------------------------------------------------------
 
 class ModuleCodegen:
-    def __init__(self, analyzer: S.Analyzer, filename: str, arch: str, ptx_version: str):
+    def __init__(self, analyzer: S.Analyzer, filename: str, arch: str, ptx_version: str, pragmas=()):
         self.analyzer = analyzer
         self.filename = filename
         self.arch = arch
         self.ptx_version = ptx_version
         self.extern_shared: dict[str, ir.Variable] = {}
+        self.globals: dict[str, ir.Variable] = {}     # module-scope variables, in order of first use
+        self.global_refs: dict = {}                   # VarSymbol -> MemRef
+        self.deref_cache: dict = {}                   # plan.deref_only's answers
         self.diagnostics: list[Diagnostic] = []
+        self.loop_pragmas = loop_pragmas(list(pragmas), self.loop_lines()) if pragmas else {}
+
+    def loop_lines(self) -> list[int]:
+        lines = []
+        for fsym in self.analyzer.functions:
+            if fsym.definition is not None and fsym.on_device:
+                stack = [fsym.definition.body]
+                while stack:
+                    node = stack.pop()
+                    if isinstance(node, (A.ForStmt, A.WhileStmt, A.DoStmt)):
+                        lines.append(node.loc[0])
+                    stack.extend(children(node))
+        return lines
+
+    def add_global(self, var: ir.Variable) -> None:
+        self.globals.setdefault(var.name, var)
+
+    def global_variable(self, sym: S.VarSymbol, node, name: str | None = None, space: str | None = None) -> MemRef:
+        """A __device__, __constant__ or file-scope __shared__ variable: a module-level
+        declaration, named as C++ names it (unmangled at global scope), and its MemRef."""
+        found = self.global_refs.get(sym)
+        if found is not None:
+            return found
+        if space is None:
+            space = {"device": "global", "constant": "const", "shared": "shared"}.get(sym.space)
+            if space is None:
+                raise Unsupported(f"host variable '{sym.name}' in device code" if sym.space is None
+                                  else f"__{sym.space}__ variables", node.loc)
+        name = name or sym.name
+        t = S.unqualified(sym.type)
+        if space == "shared" and isinstance(t, S.ArrayType) and t.size is None:  # extern __shared__ x[]
+            var = self.extern_shared.setdefault(name, ir.Variable(".shared", ".b8", name, align=16, array=0,
+                                                                  extern=True))
+            found = self.global_refs[sym] = MemRef(ir.Symbol(name), 0, space, t)
+            return found
+        align = S.alignof(t)
+        init = global_initializer(sym, t)
+        if init is None and not is_aggregate(t) and space != "shared":
+            var = ir.Variable(f".{space}", f".{memory_type(t) if reg_class(t) != 'p' else 'u8'}", name,
+                              align=align)
+        else:
+            var = ir.Variable(f".{space}", ".b8", name, align=align, array=S.sizeof(t), init=init)
+        self.add_global(var)
+        found = self.global_refs[sym] = MemRef(ir.Symbol(name), 0, space, t)
+        return found
 
     def generate(self) -> ir.Module:
         module = ir.Module(version=self.ptx_version, target=self.arch, address_size=64)
@@ -2211,13 +2049,47 @@ class ModuleCodegen:
                 continue
             module.functions.append(func)
             index += 1
-        module.globals = list(self.extern_shared.values())
+        module.globals = list(self.globals.values()) + list(self.extern_shared.values())
         return module
 
 
+def global_initializer(sym: S.VarSymbol, t: S.Type) -> list | None:
+    """The bytes of a global variable's constant initializer (ir.Imm each), or None."""
+    decl = sym.declaration
+    if decl is None or decl.init is None:
+        return None
+    data = bytearray(S.sizeof(t))
+
+    def fill(init, t, offset):
+        if isinstance(init, A.InitList):
+            if isinstance(t, S.ArrayType):
+                parts = [(offset + k * S.sizeof(t.elem), t.elem) for k in range(len(init.items))]
+            elif isinstance(t, S.StructType):
+                parts = [(offset + o, ft) for _, ft, o in t.fields]
+            else:
+                parts = [(offset, t)]
+            for item, (o, part) in zip(init.items, parts):
+                fill(item, part, o)
+            return
+        value = S.constant_value(init)
+        if value is None:
+            raise Unsupported(f"a non-constant initializer for '{sym.name}'", init.loc)
+        data[offset:offset + S.sizeof(t)] = scalar_bytes(value, t)
+
+    fill(decl.init, t, 0)
+    return [ir.Imm(b) for b in data]
+
+
+def scalar_bytes(value, t: S.Type) -> bytes:
+    if isinstance(t, S.FloatType):
+        return struct.pack("<f" if t.size == 4 else "<d", value)
+    size = S.sizeof(t)
+    return (int(value) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+
+
 def generate(analyzer: S.Analyzer, filename: str, arch: str = "sm_89", ptx_version: str = "9.5",
-             source: str | None = None) -> ir.Module:
-    gen = ModuleCodegen(analyzer, filename, arch, ptx_version)
+             source: str | None = None, pragmas=()) -> ir.Module:
+    gen = ModuleCodegen(analyzer, filename, arch, ptx_version, pragmas)
     module = gen.generate()
     if gen.diagnostics:
         raise CompileError(gen.diagnostics, source)

@@ -22,9 +22,9 @@ from . import ast as A
 BUILTIN_TYPE_NAMES = frozenset({
     "size_t", "ptrdiff_t", "dim3", "uint3", "cudaError_t", "cudaStream_t", "cudaEvent_t",
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-    "intptr_t", "uintptr_t", "float2", "float3", "float4", "double2", "int2", "int3", "int4",
-    "uint2", "uint4", "cudaMemcpyKind", "cudaDeviceProp",
-})
+    "intptr_t", "uintptr_t", "cudaMemcpyKind", "cudaDeviceProp",
+}) | frozenset(f"{family}{n}" for family in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                                           "longlong", "ulonglong", "float", "double") for n in (1, 2, 3, 4))
 
 # C's binary operators, loosest first (the flat `binary` rule is nested by this table).
 BINARY_PRECEDENCE = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7,
@@ -111,6 +111,13 @@ class BuildAst(Transformer):
     def empty_decl(self, children):
         return None
 
+    def template_decl(self, children):
+        tok = children[0]
+        return A.TemplateDecl((tok.line, tok.column), children[-1])
+
+    def template_param(self, children):
+        return None
+
     def function_def(self, children):
         specs, declarator, body = children
         return A.FunctionDef(specs.loc, specs, declarator, body)
@@ -158,7 +165,7 @@ class BuildAst(Transformer):
                 specs.memory_spaces.append(tok.value)
             elif kind == "extern":
                 specs.storage.append("extern")
-                specs.extern_c = specs.extern_c or getattr(tok, 'value', '') == '"C"'
+                specs.extern_c = specs.extern_c or getattr(child[2], "value", "") == '"C"'
             elif kind == "launch_bounds":
                 specs.launch_bounds = tok
         return specs
@@ -187,7 +194,7 @@ class BuildAst(Transformer):
         return ("struct", children[0])
 
     def extern_spec(self, children):
-        return ("extern", children[0] or "")
+        return ("extern", children[0], children[1])
 
     def launch_bounds(self, children):
         return ("launch_bounds", children[0])
@@ -302,16 +309,16 @@ class BuildAst(Transformer):
         return A.IfStmt((tok.line, tok.column), cond, then, else_)
 
     def for_stmt(self, children):
-        init, cond, step, body = children
-        return A.ForStmt(init.loc, init, cond, step, body)
+        tok, init, cond, step, body = children
+        return A.ForStmt((tok.line, tok.column), init, cond, step, body)
 
     def while_stmt(self, children):
-        cond, body = children
-        return A.WhileStmt(cond.loc, cond, body)
+        tok, cond, body = children
+        return A.WhileStmt((tok.line, tok.column), cond, body)
 
     def do_stmt(self, children):
-        body, cond = children
-        return A.DoStmt(body.loc, body, cond)
+        tok, body, cond = children
+        return A.DoStmt((tok.line, tok.column), body, cond)
 
     def return_stmt(self, children):
         tok, value, _ = children
@@ -324,8 +331,8 @@ class BuildAst(Transformer):
         return A.ContinueStmt((children[0].line, children[0].column))
 
     def switch_stmt(self, children):
-        expr, body = children
-        return A.SwitchStmt(expr.loc, expr, body)
+        tok, expr, body = children
+        return A.SwitchStmt((tok.line, tok.column), expr, body)
 
     def case_stmt(self, children):
         value, body = children
@@ -567,7 +574,7 @@ class Lexer:
                         kind = "TYPE_NAME"
                     elif in_typedef and (depth == 0 or (depth == 1 and previous == "*")):
                         type_names.add(value)
-                elif kind in ("STRUCT", "UNION", "ENUM"):
+                elif kind in ("STRUCT", "UNION", "ENUM", "TYPENAME", "CLASS"):
                     expect_tag = True
                 elif kind == "TYPEDEF":
                     in_typedef, depth = True, 0

@@ -94,6 +94,7 @@ class StructType(Type):
     const: bool = False
     volatile: bool = False
     decl: int = field(default_factory=lambda: next(_DECLARATIONS))
+    vector: int = 0     # a CUDA vector type (float4...): its element count
 
     def __eq__(self, other) -> bool:
         return isinstance(other, StructType) and other.decl == self.decl and \
@@ -331,11 +332,27 @@ def make_struct(name: str, fields: list[tuple[str, Type]], kind: str = "struct")
     return StructType(name, kind, laid, True, size, align)
 
 
-UINT3 = make_struct("uint3", [("x", UINT), ("y", UINT), ("z", UINT)])
+def make_vector(name: str, elem: Type, count: int, align: int) -> StructType:
+    """A CUDA vector type (vector_types.h): fields x, y, z, w, and its own alignment
+    (float4 is __align__(16)), which ld.v4/st.v4 rely on."""
+    base = make_struct(name, [(f, elem) for f in "xyzw"[:count]])
+    align = max(base.align, align)
+    return dataclasses.replace(base, align=align, size=(base.size + align - 1) // align * align, vector=count)
+
+
+# Element type and alignment of the 1-, 2-, 3- and 4-element forms (vector_types.h).
+_VECTOR_FAMILIES = {
+    "char": (SCHAR, (1, 2, 1, 4)), "uchar": (UCHAR, (1, 2, 1, 4)), "short": (SHORT, (2, 4, 2, 8)),
+    "ushort": (USHORT, (2, 4, 2, 8)), "int": (INT, (4, 8, 4, 16)), "uint": (UINT, (4, 8, 4, 16)),
+    "long": (LONG, (8, 16, 8, 16)), "ulong": (ULONG, (8, 16, 8, 16)), "longlong": (LLONG, (8, 16, 8, 16)),
+    "ulonglong": (ULLONG, (8, 16, 8, 16)), "float": (FLOAT, (4, 8, 4, 16)), "double": (DOUBLE, (8, 16, 8, 16)),
+}
+VECTOR_TYPES: dict[str, StructType] = {
+    f"{family}{n}": make_vector(f"{family}{n}", elem, n, aligns[n - 1])
+    for family, (elem, aligns) in _VECTOR_FAMILIES.items() for n in (1, 2, 3, 4)}
+UINT3 = VECTOR_TYPES["uint3"]
 DIM3 = make_struct("dim3", [("x", UINT), ("y", UINT), ("z", UINT)])
-FLOAT2 = make_struct("float2", [("x", FLOAT), ("y", FLOAT)])
-FLOAT3 = make_struct("float3", [("x", FLOAT), ("y", FLOAT), ("z", FLOAT)])
-FLOAT4 = make_struct("float4", [("x", FLOAT), ("y", FLOAT), ("z", FLOAT), ("w", FLOAT)])
+FLOAT2, FLOAT3, FLOAT4 = VECTOR_TYPES["float2"], VECTOR_TYPES["float3"], VECTOR_TYPES["float4"]
 CUDA_ERROR = EnumType("cudaError")
 CUDA_MEMCPY_KIND = EnumType("cudaMemcpyKind")
 OPAQUE_STREAM = PointerType(make_struct("CUstream_st", []))
@@ -345,13 +362,7 @@ BUILTIN_TYPEDEFS: dict[str, Type] = {
     "size_t": SIZE_T, "ptrdiff_t": PTRDIFF_T, "intptr_t": LONG, "uintptr_t": ULONG,
     "int8_t": SCHAR, "int16_t": SHORT, "int32_t": INT, "int64_t": LONG,
     "uint8_t": UCHAR, "uint16_t": USHORT, "uint32_t": UINT, "uint64_t": ULONG,
-    "dim3": DIM3, "uint3": UINT3, "float2": FLOAT2, "float3": FLOAT3, "float4": FLOAT4,
-    "double2": make_struct("double2", [("x", DOUBLE), ("y", DOUBLE)]),
-    "int2": make_struct("int2", [("x", INT), ("y", INT)]),
-    "int3": make_struct("int3", [("x", INT), ("y", INT), ("z", INT)]),
-    "int4": make_struct("int4", [("x", INT), ("y", INT), ("z", INT), ("w", INT)]),
-    "uint2": make_struct("uint2", [("x", UINT), ("y", UINT)]),
-    "uint4": make_struct("uint4", [("x", UINT), ("y", UINT), ("z", UINT), ("w", UINT)]),
+    "dim3": DIM3, **VECTOR_TYPES,
     "cudaError_t": CUDA_ERROR, "cudaMemcpyKind": CUDA_MEMCPY_KIND,
     "cudaStream_t": OPAQUE_STREAM, "cudaEvent_t": OPAQUE_EVENT,
     "cudaDeviceProp": make_struct("cudaDeviceProp", [("multiProcessorCount", INT)]),
@@ -373,6 +384,7 @@ class VarSymbol:
     has_init: bool = False
     is_static: bool = False
     function: "FunctionSymbol | None" = None  # the function a local belongs to
+    declaration: object = None  # the InitDeclarator of a global (its initializer)
 
     def __repr__(self) -> str:
         return f"VarSymbol({self.name!r}, {type_name(self.type)!r}, {self.kind})"
@@ -478,33 +490,62 @@ def _builtin_functions() -> dict[str, object]:
         _fn("cudaEventDestroy", CUDA_ERROR, [OPAQUE_EVENT]),
     ):
         add(sym)
-    # device: synchronization and math
+    # device: synchronization, fences, warps
     add(_fn("__syncthreads", VOID, [], DEV))
-    add(_fn("__threadfence", VOID, [], DEV))
-    for name in ("sqrtf", "rsqrtf", "fabsf", "floorf", "ceilf", "truncf", "roundf", "expf", "exp2f",
-                 "logf", "log2f", "log10f", "sinf", "cosf", "tanf", "tanhf", "__expf", "__logf", "__sinf",
-                 "__cosf", "__saturatef", "__frcp_rn", "__fsqrt_rn"):
-        add(_fn(name, FLOAT, [FLOAT], HD))
-    for name in ("fminf", "fmaxf", "powf", "__fdividef", "fmodf", "atan2f", "copysignf", "__powf",
-                 "__fadd_rn", "__fmul_rn", "__fdiv_rn"):
-        add(_fn(name, FLOAT, [FLOAT, FLOAT], HD))
-    add(_fn("fmaf", FLOAT, [FLOAT, FLOAT, FLOAT], HD))
-    for name in ("sqrt", "rsqrt", "fabs", "floor", "ceil", "trunc", "round", "exp", "exp2", "log", "log2",
-                 "log10", "sin", "cos", "tan", "tanh"):
-        add(_fn(name, DOUBLE, [DOUBLE], HD))
-    for name in ("fmin", "fmax", "pow", "fmod", "atan2"):
-        add(_fn(name, DOUBLE, [DOUBLE, DOUBLE], HD))
-    add(_fn("fma", DOUBLE, [DOUBLE, DOUBLE, DOUBLE], HD))
+    for name in ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or"):
+        add(_fn(name, INT, [INT], DEV))
+    for name in ("__threadfence", "__threadfence_block", "__threadfence_system"):
+        add(_fn(name, VOID, [], DEV))
+    add(_fn("__syncwarp", VOID, [], DEV))
+    add(_fn("__syncwarp", VOID, [UINT], DEV))
+    add(_fn("__activemask", UINT, [], DEV))
+    add(_fn("__ballot_sync", UINT, [UINT, INT], DEV))
+    add(_fn("__any_sync", INT, [UINT, INT], DEV))
+    add(_fn("__all_sync", INT, [UINT, INT], DEV))
+    for name, lane in (("__shfl_sync", INT), ("__shfl_up_sync", UINT), ("__shfl_down_sync", UINT),
+                       ("__shfl_xor_sync", INT)):
+        for t in (INT, UINT, LONG, ULONG, LLONG, ULLONG, FLOAT, DOUBLE):
+            add(_fn(name, t, [UINT, t, lane], DEV, builtin=name))
+            add(_fn(name, t, [UINT, t, lane, INT], DEV, builtin=name))
+    # math: libdevice's functions (mathlib.py instantiates nvcc's code for each), with
+    # C++'s float overloads of the double names (sqrt(float) is sqrtf)
+    from .mathlib import SIGNATURES
+    codes = {"f": FLOAT, "d": DOUBLE, "i": INT, "j": UINT, "x": LLONG, "y": ULLONG}
+    for key, (result, params, c_name) in SIGNATURES.items():
+        add(_fn(c_name, codes[result], [codes[p] for p in params], HD, builtin=key))
+    for key, (result, params, c_name) in SIGNATURES.items():
+        if result == "d" and params == "d" * len(params) and not key.startswith("__") \
+                and SIGNATURES.get(key + "f", ("",))[0] == "f":
+            add(_fn(key, FLOAT, [FLOAT] * len(params), HD, builtin=key + "f"))
     for t in (INT, UINT, LONG, ULONG, LLONG, ULLONG, FLOAT, DOUBLE):
         add(_fn("min", t, [t, t], HD, builtin="min"))
         add(_fn("max", t, [t, t], HD, builtin="max"))
     add(_fn("abs", INT, [INT], HD))
+    add(_fn("abs", LONG, [LONG], HD, builtin="labs"))
+    add(_fn("abs", LLONG, [LLONG], HD, builtin="llabs"))
+    add(_fn("abs", FLOAT, [FLOAT], HD, builtin="fabsf"))
+    add(_fn("abs", DOUBLE, [DOUBLE], HD, builtin="fabs"))
     add(_fn("labs", LONG, [LONG], HD))
     add(_fn("llabs", LLONG, [LLONG], HD))
-    for name in ("__popc", "__clz", "__ffs", "__brev"):
-        add(_fn(name, INT if name != "__brev" else UINT, [UINT if name != "__clz" and name != "__ffs" else INT], DEV))
-    add(_fn("__mul24", INT, [INT, INT], DEV))
-    add(_fn("__umul24", UINT, [UINT, UINT], DEV))
+    # integer and bit intrinsics
+    for name, ret, params in (
+            ("__popc", INT, [UINT]), ("__popcll", INT, [ULLONG]), ("__clz", INT, [INT]), ("__clzll", INT, [LLONG]),
+            ("__ffs", INT, [INT]), ("__ffsll", INT, [LLONG]), ("__brev", UINT, [UINT]), ("__brevll", ULLONG, [ULLONG]),
+            ("__mul24", INT, [INT, INT]), ("__umul24", UINT, [UINT, UINT]), ("__mulhi", INT, [INT, INT]),
+            ("__umulhi", UINT, [UINT, UINT]), ("__mul64hi", LLONG, [LLONG, LLONG]),
+            ("__umul64hi", ULLONG, [ULLONG, ULLONG]), ("__byte_perm", UINT, [UINT, UINT, UINT]),
+            ("__funnelshift_l", UINT, [UINT, UINT, UINT]), ("__funnelshift_r", UINT, [UINT, UINT, UINT]),
+            ("__float_as_int", INT, [FLOAT]), ("__int_as_float", FLOAT, [INT]), ("__float_as_uint", UINT, [FLOAT]),
+            ("__uint_as_float", FLOAT, [UINT]), ("__double_as_longlong", LLONG, [DOUBLE]),
+            ("__longlong_as_double", DOUBLE, [LLONG]),
+            ("__funnelshift_lc", UINT, [UINT, UINT, UINT]), ("__funnelshift_rc", UINT, [UINT, UINT, UINT]),
+            ("__sad", UINT, [INT, INT, UINT]), ("__usad", UINT, [UINT, UINT, UINT]),
+            ("__uni_sync", INT, [UINT, INT]), ("__match_any_sync", UINT, [UINT, UINT])):
+        add(_fn(name, ret, params, DEV))
+    # CUDA's vector types: make_float4(x, y, z, w) and the rest
+    for name, vt in VECTOR_TYPES.items():
+        elem = vt.fields[0][1]
+        add(_fn(f"make_{name}", vt, [elem] * vt.vector, HD, builtin="make_vector"))
     for op in ("atomicAdd", "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicAnd", "atomicOr",
                "atomicXor"):
         types = [INT, UINT, ULLONG]
@@ -512,6 +553,8 @@ def _builtin_functions() -> dict[str, object]:
             types.append(FLOAT)
         if op == "atomicAdd":
             types.append(DOUBLE)
+        if op in ("atomicMin", "atomicMax"):
+            types.append(LLONG)
         for t in types:
             if op in ("atomicAnd", "atomicOr", "atomicXor") and t == FLOAT:
                 continue
@@ -520,8 +563,20 @@ def _builtin_functions() -> dict[str, object]:
         add(_fn("atomicCAS", t, [PointerType(t), t, t], DEV, builtin="atomicCAS"))
     add(_fn("atomicInc", UINT, [PointerType(UINT), UINT], DEV))
     add(_fn("atomicDec", UINT, [PointerType(UINT), UINT], DEV))
-    for t in (FLOAT, DOUBLE, INT, UINT):
-        add(_fn("__ldg", t, [PointerType(with_quals(t, const=True))], DEV, builtin="__ldg"))
+    for name in ("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"):   # loads with cache hints
+        for t in (FLOAT, DOUBLE, INT, UINT, LLONG, ULLONG, CHAR, UCHAR, SHORT, USHORT):
+            add(_fn(name, t, [PointerType(with_quals(t, const=True))], DEV, builtin=name))
+        for vt in (VECTOR_TYPES[n] for n in ("float2", "float4", "int2", "int4", "uint2", "uint4", "double2")):
+            add(_fn(name, vt, [PointerType(with_quals(vt, const=True))], DEV, builtin=name))
+    for op in ("add", "min", "max"):
+        for t in (INT, UINT):
+            add(_fn(f"__reduce_{op}_sync", t, [UINT, t], DEV, builtin=f"__reduce_{op}_sync"))
+    for op in ("and", "or", "xor"):
+        add(_fn(f"__reduce_{op}_sync", UINT, [UINT, UINT], DEV))
+    add(_fn("__match_all_sync", UINT, [UINT, UINT, PointerType(INT)], DEV))
+    for name in ("__stcg", "__stcs", "__stwb", "__stwt"):   # stores with cache hints
+        for t in (FLOAT, DOUBLE, INT, UINT, LLONG, ULLONG):
+            add(_fn(name, VOID, [PointerType(t), t], DEV, builtin=name))
     return table
 
 
@@ -570,6 +625,32 @@ class Scope:
 
 def _is_builtin(sym) -> bool:
     return isinstance(sym, Overloads) or getattr(sym, "loc", None) == (0, 0)
+
+
+def _named_for_linkage(base: Type, declarator: A.Declarator) -> Type:
+    """`typedef struct { ... } Name;`: C++ names the unnamed struct or enum `Name`
+    (for linkage, so for mangling too)."""
+    if isinstance(base, (StructType, EnumType)) and base.name.startswith("<anonymous") and declarator.name \
+            and not declarator.derivations:
+        return dataclasses.replace(base, name=declarator.name)
+    return base
+
+
+def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
+    """0 exact match, 1 promotion, 2 conversion, None: the argument does not convert."""
+    if arg == param:
+        return 0
+    if is_arithmetic(param) and is_arithmetic(arg):
+        return 1 if promote(arg) == param or (arg == FLOAT and param == DOUBLE) else 2
+    if isinstance(param, PointerType) and isinstance(arg, PointerType):
+        if unqualified(param.pointee) == unqualified(arg.pointee):
+            return 0
+        return 2 if isinstance(param.pointee, VoidType) else None
+    if isinstance(param, AnyPointerType):
+        return 0 if isinstance(arg, PointerType) else None
+    if isinstance(param, StructType) and isinstance(arg, StructType):
+        return 0 if param.name == arg.name else None
+    return None
 
 
 class SemaError(Exception):
@@ -633,6 +714,8 @@ class Analyzer:
             try:
                 if isinstance(item, A.FunctionDef):
                     self.check_function_def(item)
+                elif isinstance(item, A.TemplateDecl):
+                    self.error("unsupported feature: templates", item.loc)
                 else:
                     self.check_global_declaration(item)
             except SemaError:
@@ -763,7 +846,7 @@ class Analyzer:
         base = self.base_type(specs)
         if "typedef" in specs.storage:
             for init in decl.declarators:
-                t = self.derive(base, init.declarator)
+                t = self.derive(_named_for_linkage(base, init.declarator), init.declarator)
                 self.declare(TypedefSymbol(init.declarator.name, t, init.declarator.loc))
             return
         for init in decl.declarators:
@@ -777,10 +860,13 @@ class Analyzer:
                 space = "device"
             sym = VarSymbol(d.name, t, "global", d.loc, space=space, has_init=init.init is not None,
                             is_static="static" in specs.storage)
+            sym.declaration = init
             self.declare(sym)
             init.symbol = sym
             if init.init is not None:
                 init.init = self.check_initializer(init.init, t)
+                if isinstance(t, ArrayType) and t.size is None and isinstance(init.init, A.InitList):
+                    sym.type = ArrayType(t.elem, len(init.init.items))
 
     def declare_function(self, specs: A.DeclSpecifiers, d: A.Declarator, t: FunctionType) -> FunctionSymbol:
         spaces = frozenset(s.strip("_") for s in specs.exec_spaces) or frozenset({"host"})
@@ -841,7 +927,8 @@ class Analyzer:
         base = self.base_type(specs)
         if "typedef" in specs.storage:
             for init in decl.declarators:
-                self.declare(TypedefSymbol(init.declarator.name, self.derive(base, init.declarator),
+                self.declare(TypedefSymbol(init.declarator.name,
+                                           self.derive(_named_for_linkage(base, init.declarator), init.declarator),
                                            init.declarator.loc))
             return
         for init in decl.declarators:
@@ -1366,32 +1453,42 @@ class Analyzer:
         if isinstance(sym, Overloads):
             return self.pick_overload(sym, args, loc)
         if not isinstance(sym, FunctionSymbol):
-            self.fail(f"called object type '{getattr(sym, 'type', '?')}' is not a function", func.loc)
+            t = getattr(sym, "type", None)
+            if isinstance(t, PointerType) and isinstance(t.pointee, FunctionType):
+                self.fail("unsupported feature: calls through function pointers", func.loc)
+            self.fail(f"called object type '{t}' is not a function", func.loc)
         return sym
 
     def pick_overload(self, overloads: Overloads, args: list[A.Expr], loc) -> FunctionSymbol:
-        """Exact match first, then the candidate the usual arithmetic conversions reach."""
+        """C++'s choice, simplified: every argument must convert; the best candidate is
+        the one whose conversions rank best (exact, then promotion, then conversion),
+        ties going to the usual arithmetic conversions' common type, then to the first
+        declared (so sqrt(int) is the double one)."""
         arg_types = [unqualified(decay(a.type)) for a in args]
-        viable = [c for c in overloads.candidates if len(c.type.params) == len(args)]
-        if not viable:
-            self.fail(f"no matching function for call to '{overloads.name}' with {len(args)} argument(s)", loc)
-        for cand in viable:
-            if list(cand.type.params) == arg_types:
-                return cand
+        scored = []
+        for order, cand in enumerate(overloads.candidates):
+            params = cand.type.params
+            if len(params) != len(args):
+                continue
+            ranks = [_conversion_rank(a, unqualified(p), arg) for a, p, arg in zip(arg_types, params, args)]
+            if None not in ranks:
+                scored.append((ranks, order, cand))
+        if not scored:
+            names = ", ".join(str(t) for t in arg_types)
+            self.fail(f"no matching function for call to '{overloads.name}({names})'", loc)
+        common = None
         if all(is_arithmetic(t) for t in arg_types) and arg_types:
             common = arg_types[0]
             for t in arg_types[1:]:
                 common = arithmetic_common(common, t)
-            for cand in viable:
-                if all(unqualified(p) == common for p in cand.type.params if is_arithmetic(p)):
-                    return cand
-        if arg_types and is_pointer(arg_types[0]):
-            for cand in viable:
-                p0 = cand.type.params[0]
-                if is_pointer(p0) and unqualified(p0.pointee) == unqualified(arg_types[0].pointee):
-                    return cand
-        names = ", ".join(str(t) for t in arg_types)
-        self.fail(f"no matching function for call to '{overloads.name}({names})'", loc)
+
+        def key(entry):
+            ranks, order, cand = entry
+            dominated = any(all(o <= r for o, r in zip(other, ranks)) and other != ranks for other, _, _ in scored)
+            matches_common = common is not None and all(unqualified(p) == common for p in cand.type.params
+                                                        if is_arithmetic(p))
+            return (dominated, sum(ranks) if not matches_common else -1, order)
+        return min(scored, key=key)[2]
 
     def check_call(self, expr: A.Call) -> A.Expr:
         args = [self.operand(a) for a in expr.args]

@@ -49,6 +49,8 @@ ALLOCATABLE = {
     "UP": list(range(7)),
 }
 
+ALLOWED = {file: frozenset(regs) for file, regs in ALLOCATABLE.items()}
+
 # EIATTR_REGCOUNT is the highest R register used plus 3, measured over the corpus
 # in tests/data/regalloc (vadd: R9 -> 12; matmul: R37 -> 40; i2d_sum: R10 -> 13).
 REGCOUNT_EXTRA = 2
@@ -145,12 +147,18 @@ def successors(func) -> list[list[int]]:
         for instr in block.instrs:
             if instr.op in BRANCHES:
                 out += [index[op.label] for op in instr.srcs if getattr(op, "label", None) in index]
-            if instr.op in BRANCHES | ENDS and not is_guarded(instr):
+            if instr.op in BRANCHES | ENDS and not is_guarded(instr) and not _has_condition(instr):
                 falls = False
         if falls and b + 1 < len(func.blocks):
             out.append(b + 1)
         succs.append(sorted(set(out)))
     return succs
+
+
+def _has_condition(instr) -> bool:
+    """`BRA !P2, L` branches only where its predicate operand holds."""
+    return any(isinstance(op, Reg) and op.file in ("P", "UP") and not (op.is_zero and not op.inv)
+               for op in instr.srcs)
 
 
 def build_code(func) -> Code:
@@ -171,27 +179,82 @@ def uses_and_kills(instr) -> tuple[set, set]:
 
 
 def liveness(code: Code) -> list[set]:
-    """Units live after each instruction (a guarded write does not kill)."""
-    effects = [uses_and_kills(i) for i in code.instrs]
+    """Units live after each instruction.  A guarded write does not kill, except
+    where predication makes it a full definition after all (see _scan_block): two
+    writes under complementary guards (if-converted arms of a diamond), or a write
+    whose every later read, in its block and before any redefinition of the guard,
+    is under the same guard (a temporary of a predicated arm, like a carry)."""
+    effects = [_effects(i) for i in code.instrs]
     live_in = [set() for _ in code.starts]
     changed = True
     while changed:
         changed = False
         for b in reversed(range(len(code.starts))):
             live = set().union(*(live_in[s] for s in code.succs[b]))
-            for i in reversed(code.block_range(b)):
-                used, killed = effects[i]
-                live = (live - killed) | used
+            live = _scan_block(code, b, live, effects)
             if live != live_in[b]:
                 live_in[b], changed = live, True
     live_out = [set() for _ in code.instrs]
     for b in range(len(code.starts)):
         live = set().union(*(live_in[s] for s in code.succs[b]))
-        for i in reversed(code.block_range(b)):
-            live_out[i] = live
-            used, killed = effects[i]
-            live = (live - killed) | used
+        _scan_block(code, b, live, effects, live_out)
     return live_out
+
+
+def _effects(instr) -> tuple:
+    """(used, killed, written units, guard key, predicate keys written) of one instruction."""
+    used, killed = uses_and_kills(instr)
+    written = {u for r in written_regs(instr) for u in units(r)}
+    preds = {r.key() for r in written_regs(instr) if r.file in ("P", "UP")}
+    return used, killed, written, _guard_key(instr), preds
+
+
+def _guard_key(instr):
+    if not is_guarded(instr):
+        return None
+    return (instr.pred.key(), instr.pred.inv)
+
+
+def _scan_block(code: Code, b: int, live: set, effects: list, record: list | None = None) -> set:
+    """Backward over block b from `live` at its end; returns what is live at its start."""
+    live = set(live)
+    at_end = set(live)
+    partial: dict = {}    # unit -> guards of later writes to it
+    private: dict = {}    # unit -> the one guard of all its later reads (None: some other)
+    for i in reversed(code.block_range(b)):
+        if record is not None:
+            record[i] = set(live)
+        used, killed, written, guard, written_preds = effects[i]
+        if guard is None:
+            kill = killed
+            for u in killed:
+                partial.pop(u, None)
+                private.pop(u, None)
+        else:
+            kill = set(killed)
+            for u in written:
+                if (guard[0], not guard[1]) in partial.get(u, ()) or (u in private and private[u] == guard):
+                    kill.add(u)
+                partial.setdefault(u, set()).add(guard)
+        for key in written_preds:   # a new guard value: earlier writes are not under it
+            if True:
+                for u in list(private):
+                    if private[u] is not None and private[u][0] == key:
+                        private[u] = None
+                for u in partial:
+                    partial[u] = {g for g in partial[u] if g[0] != key}
+        live = (live - kill) | used
+        for u in used:
+            partial.pop(u, None)   # this read needs the value from above: later writes do not cover it
+            if guard is not None and u == guard[0]:
+                continue
+            if u in at_end and u not in kill:
+                private[u] = None
+            elif u not in private:
+                private[u] = guard
+            elif private[u] != guard:
+                private[u] = None
+    return live
 
 
 # --- values -------------------------------------------------------------------------------
@@ -260,32 +323,46 @@ LOADS = frozenset({"LDG", "LD", "LDS", "LDL", "LDC", "ATOMG", "ATOM", "ATOMS"})
 STORES = frozenset({"STG", "ST", "STS", "STL", "RED"})
 
 
+# How far (in instructions of the same block) the late-read rule reaches.  ptxas's
+# small kernels show it (vadd's FADD avoids the address pairs its loads just read);
+# over a long unrolled block a rule without limit keeps every stored and address
+# register out of reach and the register count explodes (bitonic: 112 instead of 24).
+LATE_READ_WINDOW = 12
+STORE_ADDRESS_ONLY = True
+
+
 def occupancy(code: Code) -> list[set]:
     """Units that a write by each instruction must not overwrite: the live units
-    after it, plus the address units of each load up to the end of its block and
-    wherever its result is still to be read (up to and including its last reader)."""
+    after it, plus, for LATE_READ_WINDOW instructions of its block, the address
+    units of each load (while its result is still to be read, up to and including
+    its last reader) and the registers each store reads."""
     occupied = [set(live) for live in code.live_out]
-    live_in = [(code.live_out[i] - uses_and_kills(instr)[1]) | uses_and_kills(instr)[0]
-               for i, instr in enumerate(code.instrs)]
     for i, instr in enumerate(code.instrs):
+        block_end = code.block_range(code.block_of[i]).stop
+        window = range(i + 1, min(block_end, i + 1 + LATE_READ_WINDOW))
         if instr.op in STORES:
-            srcs = [u for r in read_regs(instr) if r is not instr.pred for u in units(r)]
-            for j in code.block_range(code.block_of[i]):
-                if j > i:
-                    occupied[j].update(srcs)
+            srcs = [u for op in instr.srcs if isinstance(op, Mem) for r in (op.base, op.ubase)
+                    if r is not None and not r.is_zero for u in units(r)] if STORE_ADDRESS_ONLY else \
+                [u for r in read_regs(instr) if r is not instr.pred for u in units(r)]
+            for j in window:
+                occupied[j].update(srcs)
         if instr.op not in LOADS:
             continue
         address = [u for op in instr.srcs if isinstance(op, Mem) and op.base is not None
                    and not op.base.is_zero for u in units(op.base)]
-        result = [u for r in written_regs(instr) for u in units(r)]
         if not address:
             continue
-        for j in code.block_range(code.block_of[i]):
-            if j > i:
-                occupied[j].update(address)
-        for j, live in enumerate(live_in):
-            if j != i and any(u in live for u in result):
-                occupied[j].update(address)
+        for j in window:
+            occupied[j].update(address)
+        result = [u for r in written_regs(instr) for u in units(r)]
+        last = i
+        for j in range(i + 1, block_end):
+            if any(u in code.live_out[j - 1] for u in result):
+                last = j
+            else:
+                break
+        for j in range(i + 1, min(last + 1, i + 1 + 4 * LATE_READ_WINDOW)):
+            occupied[j].update(address)
     return occupied
 
 
@@ -312,6 +389,7 @@ class Allocation:
     code: Code
     value_of: dict
     conflicts: dict
+    top: int = 254          # the highest R register the budget allows (-maxrregcount)
 
     def values(self) -> list:
         return sorted(set(self.value_of.values()), key=lambda v: (v.file, v.first))
@@ -336,7 +414,11 @@ class Allocation:
                 if owner is not value and owner.phys is not None:
                     bad.add(owner.phys + other[1] - owner.first - k)
         regs = ALLOCATABLE[value.file]
-        allowed = set(regs)
+        if value.file == "R" and self.top < 254:
+            regs = [p for p in regs if p + value.width - 1 <= self.top]
+        if value.width == 1 and all(w == 1 for _, w in value.refs):
+            return [p for p in regs if p not in bad]
+        allowed = ALLOWED[value.file]
         return [p for p in regs if p not in bad and value.fits(p)
                 and all(p + k in allowed for k in range(value.width))]
 
@@ -354,9 +436,15 @@ def allocation_order(alloc: Allocation) -> list:
     fold_constants' constants last.  Pairs before quads: vec4's quad lands in R8
     because its output address pair took R4:R5 first.  For predicates,
     longest-first halves the misses against virtual-number order (80 -> 38)."""
+    counts: dict = {}
+    for live in alloc.code.live_out:
+        for u in live:
+            if u[0] in ("P", "UP"):
+                counts[u] = counts.get(u, 0) + 1
+
     def key(value: Value) -> tuple:
         if value.file in ("P", "UP"):
-            return (value.file, False, False, False, -span(alloc, value), value.first)
+            return (value.file, False, False, False, -counts.get(value.unit(0), 0), value.first)
         return (value.file, value.width == 1, value.width > 2, value.width == 1 and is_constant(alloc, value),
                 0, value.first)
     return sorted(alloc.values(), key=key)
@@ -480,10 +568,27 @@ def choose(alloc: Allocation, value: Value) -> int:
 def assign_regs(func) -> None:
     code = build_code(func)
     alloc = Allocation(code, collect_values(code), interference(code, occupancy(code)))
-    for value in allocation_order(alloc):
-        value.phys = choose(alloc, value)
+    limit = getattr(getattr(func, "info", None), "max_reg_count", None)
+    if limit:
+        alloc.top = max(limit - 1 - REGCOUNT_EXTRA, 2)
+    order = allocation_order(alloc)
+    try:
+        for value in order:
+            value.phys = choose(alloc, value)
+    except CompileError:
+        # Longest-lived-first (ptxas's preference) can paint itself into a corner
+        # where the values would fit; in order of first definition a greedy
+        # colouring of straight-line live ranges never needs more than the pressure.
+        for value in order:
+            value.phys = None
+        for value in sorted(order, key=lambda v: (v.file not in ("P", "UP"), _first_def(v), v.first)):
+            value.phys = choose(alloc, value)
     rewrite(alloc)
     func.num_regs = regcount(code)
+
+
+def _first_def(value: Value) -> int:
+    return min((i for i, _ in value.defs), default=-1)
 
 
 def rewrite(alloc: Allocation) -> None:

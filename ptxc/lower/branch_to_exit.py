@@ -19,5 +19,5 @@ def branch_to_exit(func) -> None:
                    if len(b.instrs) == 1 and b.instrs[0].op == "EXIT" and b.instrs[0].pred is None}
     for block in func.blocks:
         for index, instr in enumerate(block.instrs):
-            if instr.op == "BRA" and instr.srcs[0].label in exit_blocks:
+            if instr.op == "BRA" and len(instr.srcs) == 1 and instr.srcs[0].label in exit_blocks:
                 block.instrs[index] = Instr("EXIT", (), [], [], instr.pred, comment="branch to exit")

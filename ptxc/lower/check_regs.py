@@ -34,7 +34,7 @@ def check_allocation(before, after) -> None:
         _check_shape(where, b_instr, a_instr)
     succs = successors(before)
     blocks = _split_by_block(before, pairs)
-    entry = _State({}, frozenset())
+    entry = _State({}, frozenset(), {})
     state_in = {0: entry}
     work = [0]
     while work:
@@ -57,13 +57,16 @@ def check_allocation(before, after) -> None:
 
 class _State:
     """holds: physical unit -> frozenset of virtual units it holds; defined: the
-    virtual units written on every path so far (the others may be undefined)."""
+    virtual units written on every path so far (the others may be undefined);
+    pending: physical unit -> (virtual unit, guard) for a value written there under
+    a guard only (the guard's threads see it; a write under the opposite guard of
+    the same predicate completes it: if-converted code)."""
 
-    def __init__(self, holds: dict, defined: frozenset):
-        self.holds, self.defined = holds, defined
+    def __init__(self, holds: dict, defined: frozenset, pending: dict):
+        self.holds, self.defined, self.pending = holds, defined, pending
 
     def copy(self) -> "_State":
-        return _State(dict(self.holds), self.defined)
+        return _State(dict(self.holds), self.defined, dict(self.pending))
 
     def undefined(self, v) -> bool:
         return v not in self.defined
@@ -78,30 +81,49 @@ class _State:
             theirs = {v for v in other.held(p) if self.undefined(v)}
             if mine | theirs:
                 holds[p] = frozenset(mine | theirs)
-        return _State(holds, self.defined & other.defined)
+        pending = {p: e for p, e in self.pending.items() if other.pending.get(p) == e}
+        return _State(holds, self.defined & other.defined, pending)
 
     def __eq__(self, other) -> bool:
-        return self.holds == other.holds and self.defined == other.defined
+        return self.holds == other.holds and self.defined == other.defined and self.pending == other.pending
+
+
+def _guard(instr):
+    return (instr.pred.key(), instr.pred.inv) if is_guarded(instr) else None
 
 
 def _step(state: _State, where: str, b_instr, a_instr, report: bool = False) -> None:
+    guard = _guard(b_instr)
     for vreg, preg in zip(read_regs(b_instr), read_regs(a_instr)):
         for v, p in zip(units(vreg), units(preg)):
             p = p[:2]
-            if report and v not in state.held(p) and not state.undefined(v):
+            if vreg is b_instr.pred:
+                guarded_read = False
+            else:
+                guarded_read = guard is not None and state.pending.get(p) == (v, guard)
+            if report and v not in state.held(p) and not state.undefined(v) and not guarded_read:
                 raise AllocationMismatch(
                     f"{where}: reads {_name(v)} from {p[0]}{p[1]}, which holds "
                     f"{', '.join(map(_name, sorted(state.held(p)))) or 'no live value'}")
-    guarded = is_guarded(b_instr)
+    guarded = guard is not None
     for vreg, preg in zip(written_regs(b_instr), written_regs(a_instr)):
         for v, p in zip(units(vreg), units(preg)):
             p = p[:2]
             kept = v in state.held(p) or state.undefined(v)
+            completes = guarded and state.pending.get(p) == (v, (guard[0], not guard[1]))
             for q in [q for q, held in state.holds.items() if v in held]:
                 state.holds[q] = state.holds[q] - {v}
-            state.holds[p] = frozenset({v}) if (kept or not guarded) else frozenset()
+            state.pending.pop(p, None)
+            if kept or not guarded or completes:
+                state.holds[p] = frozenset({v})
+            else:
+                state.holds[p] = frozenset()
+                state.pending[p] = (v, guard)
             if not guarded:
                 state.defined = state.defined | {v}
+    for vreg in written_regs(b_instr):      # a new value of a guard: its pending writes are unknown
+        if vreg.file in ("P", "UP"):
+            state.pending = {p: e for p, e in state.pending.items() if e[1][0] != vreg.key()}
     # Drop empty entries so that states compare equal regardless of history.
     state.holds = {p: held for p, held in state.holds.items() if held}
 

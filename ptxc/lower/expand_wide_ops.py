@@ -5,7 +5,7 @@
     CVTA d, s         ==>  the MOV above (only when fold_cvta was disabled)
 
 Halves of a register are its two 32-bit units; of a constant-bank operand the words
-at offset and offset+4; of an immediate its sign-extended high word.
+at offset and offset+4; of a 64-bit immediate its two words.
 
 Expects: IADD.64 / 64-bit MOV / CVTA pseudo-instructions.
 Guarantees: only real sm_89 instructions remain; 64-bit values stay in aligned pairs.
@@ -24,8 +24,7 @@ def _half(op, which: int):
     if isinstance(op, CBank):
         return CBank(op.bank, op.offset + 4 * which)
     if isinstance(op, Imm):
-        value = op.bits if op.bits < 0x80000000 else op.bits - (1 << 32)
-        return Imm((value >> (32 * which)) & 0xFFFFFFFF, "int")
+        return Imm((op.bits >> (32 * which)) & 0xFFFFFFFF, "int")
     raise TypeError(op)
 
 

@@ -1,129 +1,189 @@
 """fold_constants: put constant-bank values and immediates straight into operands.
 
 A value loaded by `MOV v, c[0x0][0x160]` (a parameter) or `MOV v, imm` is folded
-into each instruction that can encode it: sm_89 ALU instructions take one
-non-register source, in the second slot (or the third of a three-source op).  When
-two sources want it (IMAD.WIDE d, i, 0x4, c[0x0][0x160] after fusion) the constant
-bank wins and the immediate moves into a register set by one shared `MOV`, as ptxas
-does (`MOV R7, 0x4` serves all three IMAD.WIDE of vadd).  Commutative operations
-swap a constant out of the first slot; ISETP swaps and mirrors its comparison.
+into each instruction that can encode it there; what "can" means is the
+instruction table's business (ptxc.lower.vregs.encodable), not a list kept here:
+sm_89 ALU forms take one non-register source, usually in the second slot (or the
+third of a three-source op).  A 64-bit source folds when both of its halves are
+constants: two consecutive words of a bank (`IMAD.WIDE ..., c[0x0][0x160]`), a
+double whose low word is zero (`DMUL R2, R4, 1000`), or zero (RZ).  A negated or
+absolute source folds with its flag (a negated integer immediate is negated).
+When two sources want the one slot, the constant bank wins and the immediate is
+left for legalize_operands to move into a register, as ptxas does (vadd's
+`MOV R7, 0x4` serves all three IMAD.WIDE).  Commutative operations swap a
+constant out of the first slot; compares swap and mirror.
 
-Expects: virtual registers; constants defined by single MOVs.
-Guarantees: same values; MOVs whose results are no longer read are deleted.
+Expects: virtual registers; 64-bit pseudo-instructions expanded (every MOV 32-bit).
+Guarantees: same values; every operand folded is encodable there, or becomes so
+once legalize_operands moves immediates to registers; MOVs of constants that
+nothing reads any more are deleted.
 """
 from __future__ import annotations
 
-from ..sass.ir import CBank, Imm, Instr, Reg
-from .vregs import defs, uses
+from dataclasses import replace
 
-# Source slots that may hold the one constant operand, by opcode (sm_89 ALU forms:
-# R,R,R / R,imm,R / R,c,R / R,R,imm / R,R,c).  IADD.64 is the pseudo 64-bit add.
-CONSTANT_SLOTS = {"IMAD": (1, 2), "IADD3": (1, 2), "FFMA": (1, 2), "FADD": (1,), "FMUL": (1,),
-                  "ISETP": (1,), "FSETP": (1,), "IADD": (0, 1), "MOV": (0,)}
-COMMUTATIVE = {"IMAD": (0, 1), "IADD3": (0, 1), "FADD": (0, 1), "FMUL": (0, 1), "FFMA": (0, 1)}
-MIRRORED = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
+from ..sass.ir import CBank, Imm, Instr, Reg, RZ
+from .vregs import encodable, read_units, unit_defs
 
-
-def _is_constant(op) -> bool:
-    return isinstance(op, (CBank, Imm))
+COMMUTATIVE = {"IADD3": (0, 1), "IMAD": (0, 1), "FADD": (0, 1), "FMUL": (0, 1), "FFMA": (0, 1),
+               "DADD": (0, 1), "DMUL": (0, 1), "DFMA": (0, 1), "IMNMX": (0, 1), "FMNMX": (0, 1)}
+MIRRORED = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE",
+            "LTU": "GTU", "GTU": "LTU", "LEU": "GEU", "GEU": "LEU", "EQU": "EQU", "NEU": "NEU",
+            "NUM": "NUM", "NAN": "NAN"}
+COMPARES = {"ISETP", "FSETP", "DSETP"}
+NO_FOLD = {"S2R", "CS2R", "BAR", "SHFL", "VOTE", "MATCH", "REDUX", "CALL", "RET", "BRA", "EXIT", "WARPSYNC"}
 
 
 def fold_constants(func) -> None:
-    constants = _constant_values(func)
+    constants = constant_units(func)
+    if not constants:
+        return
     for block in func.blocks:
-        materialized: dict = {}
-        new_instrs = []
         for instr in block.instrs:
-            new_instrs += _fold(func, instr, constants, materialized)
-        block.instrs = new_instrs
-    _remove_dead_moves(func, constants)
+            if instr.op not in NO_FOLD:
+                fold_instr(instr, constants)
+    remove_dead_moves(func, set(constants))
 
 
-def _constant_values(func) -> dict:
-    definitions = defs(func)
+def constant_units(func) -> dict:
+    """Virtual 32-bit unit -> the constant an unguarded MOV, its only writer, gives it."""
+    definitions = unit_defs(func)
     constants = {}
     for instr in func.instrs():
-        if (instr.op == "MOV" and instr.pred is None and _is_constant(instr.srcs[0])
-                and len(definitions.get(instr.dsts[0].key(), [])) == 1):
-            constants[instr.dsts[0].key()] = (instr.srcs[0], instr.dsts[0].width)
+        if instr.op != "MOV" or instr.pred is not None or not instr.dsts:
+            continue
+        dst, src = instr.dsts[0], instr.srcs[0]
+        if dst.width != 1 or not dst.virtual or len(definitions.get(dst.key(), [])) != 1:
+            continue
+        if isinstance(src, (CBank, Imm)) and getattr(src, "index", None) is None:
+            constants[dst.key()] = src if not isinstance(src, Imm) else Imm(src.bits, "int")
+        elif isinstance(src, Reg) and src.is_zero and src.file == "R":
+            constants[dst.key()] = Imm(0, "int")
     return constants
 
 
-def _constant_of(op, constants, width_ok):
-    if isinstance(op, Reg) and not op.neg and not op.abs and op.key() in constants:
-        value, width = constants[op.key()]
-        if width_ok(width):
-            return value
+def candidates(reg: Reg, constants: dict) -> list:
+    """What a register source could be replaced by, best first."""
+    units = [(reg.file, reg.num + k, reg.virtual) for k in range(reg.width)]
+    if not reg.virtual or reg.file != "R" or any(u not in constants for u in units):
+        return []
+    values = [constants[u] for u in units]
+    if reg.width == 1:
+        return _variants(values[0], reg)
+    if reg.width == 2 and not reg.inv:
+        lo, hi = values
+        if (isinstance(lo, CBank) and isinstance(hi, CBank) and lo.bank == hi.bank and lo.offset % 8 == 0
+                and hi.offset == lo.offset + 4):
+            return [replace(lo, neg=reg.neg, abs=reg.abs)]
+        if isinstance(lo, Imm) and isinstance(hi, Imm) and lo.bits == 0:
+            out = []
+            if hi.bits == 0 and not reg.neg and not reg.abs:
+                out.append(Reg("R", RZ, width=2))
+            out.append(Imm(_float_flags(hi.bits, reg), "f64"))
+            return out
+    return []
+
+
+def _variants(value, reg: Reg) -> list:
+    if reg.inv:   # ~x: a complemented immediate (a bank value cannot be complemented)
+        if isinstance(value, CBank) or reg.neg or reg.abs:
+            return []
+        return [Imm(~value.bits & 0xFFFFFFFF, "int")]
+    if isinstance(value, CBank):
+        return [replace(value, neg=reg.neg, abs=reg.abs)]
+    bits = value.bits
+    out = []
+    if not reg.abs:
+        out.append(Imm((-bits if reg.neg else bits) & 0xFFFFFFFF, "int"))
+    out.append(Imm(_float_flags(bits, reg), "f32"))
+    if bits == 0 and not reg.neg and not reg.abs:
+        out.insert(0, Reg("R", RZ))
+    return out
+
+
+def _float_flags(bits: int, reg: Reg) -> int:
+    if reg.abs:
+        bits &= 0x7FFFFFFF
+    if reg.neg:
+        bits ^= 0x80000000
+    return bits
+
+
+def fold_instr(instr: Instr, constants: dict) -> None:
+    """Fold constants into `instr` slot by slot, constant-bank values first."""
+    options = []
+    for slot, src in enumerate(instr.srcs):
+        if isinstance(src, Reg):
+            for value in candidates(src, constants):
+                options.append((not isinstance(value, CBank), slot, value))
+    for _, slot, value in sorted(options, key=lambda o: (o[0], o[1])):
+        if not (isinstance(instr.srcs[slot], Reg) and instr.srcs[slot].virtual):
+            continue   # folded already (an earlier, better candidate of the same slot)
+        trial = _with(instr, slot, value)
+        if _acceptable(trial, value):
+            _adopt(instr, trial)
+            continue
+        swapped = _swapped(trial)
+        if swapped is not None and _acceptable(swapped, value):
+            _adopt(instr, swapped)
+
+
+def _acceptable(trial: Instr, value) -> bool:
+    if encodable(trial):
+        return True
+    # The bank wins the slot: an immediate elsewhere may move into a register.
+    if isinstance(value, CBank):
+        others = [k for k, op in enumerate(trial.srcs) if isinstance(op, Imm) and _is_plain_imm_slot(trial, k)]
+        if others:
+            probe = Instr(trial.op, trial.mods, trial.dsts,
+                          [Reg("R", 0, virtual=True) if k in others else op for k, op in enumerate(trial.srcs)],
+                          trial.pred)
+            return encodable(probe)
+    return False
+
+
+def _is_plain_imm_slot(instr: Instr, k: int) -> bool:
+    """Immediates that are data (not a LUT, shift count of LEA, ...): they can live in a register."""
+    if instr.op in ("LOP3", "PLOP3") and k >= 3:
+        return False
+    if instr.op == "LEA" and k == len(instr.srcs) - 1 - (1 if "X" in instr.mods else 0):
+        return False
+    return True
+
+
+def _with(instr: Instr, slot: int, value) -> Instr:
+    srcs = list(instr.srcs)
+    srcs[slot] = value
+    return Instr(instr.op, instr.mods, list(instr.dsts), srcs, instr.pred, instr.ctrl, instr.comment)
+
+
+def _swapped(instr: Instr) -> Instr | None:
+    """The same operation with its first two sources exchanged, if that is allowed."""
+    if instr.op in COMMUTATIVE and len(instr.srcs) >= 2:
+        if instr.op == "IMAD" and ("HI" in instr.mods or "X" in instr.mods):
+            return None
+        srcs = list(instr.srcs)
+        srcs[0], srcs[1] = srcs[1], srcs[0]
+        return Instr(instr.op, instr.mods, list(instr.dsts), srcs, instr.pred, instr.ctrl, instr.comment)
+    if instr.op in COMPARES and instr.mods and instr.mods[0] in MIRRORED and "EX" not in instr.mods:
+        srcs = list(instr.srcs)
+        srcs[0], srcs[1] = srcs[1], srcs[0]
+        return Instr(instr.op, (MIRRORED[instr.mods[0]],) + instr.mods[1:], list(instr.dsts), srcs, instr.pred,
+                     instr.ctrl, instr.comment)
     return None
 
 
-def _slot_width(instr: Instr, slot: int) -> int:
-    if instr.op == "IMAD" and "WIDE" in instr.mods and slot == 2:
-        return 2
-    if instr.op in ("IADD",) or (instr.op == "MOV" and instr.dsts[0].width == 2):
-        return 2
-    return 1
+def _adopt(instr: Instr, trial: Instr) -> None:
+    instr.mods, instr.srcs = trial.mods, trial.srcs
 
 
-def _fold(func, instr: Instr, constants, materialized) -> list[Instr]:
-    slots = CONSTANT_SLOTS.get(instr.op)
-    if slots is None:
-        return [instr]
-    srcs = list(instr.srcs)
-    candidates = {k: _constant_of(src, constants, lambda w, k=k: w == _slot_width(instr, k))
-                  for k, src in enumerate(srcs)}
-    candidates = {k: v for k, v in candidates.items() if v is not None}
-    if not candidates:
-        return [instr]
-    # Move a constant out of slot 0 of a commutative op (or mirror a compare).
-    if 0 in candidates and 0 not in slots:
-        swap = COMMUTATIVE.get(instr.op)
-        if swap is None and instr.op == "ISETP" and not _is_constant(srcs[1]):
-            swap = (0, 1)
-            instr.mods = (MIRRORED[instr.mods[0]],) + instr.mods[1:]
-        if swap is None or _is_constant(srcs[swap[1]]):
-            candidates.pop(0)
-        else:
-            srcs[0], srcs[1] = srcs[1], srcs[0]
-            candidates[1] = candidates.pop(0)
-            candidates.pop(0, None)
-    prelude = []
-    present = [k for k, s in enumerate(srcs) if _is_constant(s)]
-    for slot in sorted(candidates, key=lambda k: not isinstance(candidates[k], CBank)):
-        if slot not in slots:
-            continue
-        if present and present != [slot]:
-            if not isinstance(candidates[slot], CBank):
-                continue
-            # The constant bank wins the one slot; the immediate goes into a register.
-            for k in present:
-                reg, mov = _materialize(func, srcs[k], materialized)
-                srcs[k] = reg
-                prelude += [mov] if mov else []
-            present = []
-        srcs[slot] = candidates[slot]
-        present = [slot]
-    instr.srcs = srcs
-    return prelude + [instr]
-
-
-def _materialize(func, imm, materialized):
-    """A register holding `imm`, one MOV per block and value."""
-    key = (type(imm), imm)
-    if key in materialized:
-        return materialized[key], None
-    reg = func.new_vreg("R")
-    materialized[key] = reg
-    return reg, Instr("MOV", (), [reg], [imm], comment="immediate for an operand slot")
-
-
-def _remove_dead_moves(func, constants) -> None:
+def remove_dead_moves(func, keys: set) -> None:
     while True:
-        readers = uses(func)
+        readers = read_units(func)
         removed = False
         for block in func.blocks:
             kept = [i for i in block.instrs
-                    if not (i.op == "MOV" and i.dsts[0].key() in constants and i.dsts[0].key() not in readers)]
+                    if not (i.op == "MOV" and i.dsts and i.dsts[0].key() in keys and i.dsts[0].key() not in readers)]
             removed |= len(kept) != len(block.instrs)
             block.instrs = kept
         if not removed:

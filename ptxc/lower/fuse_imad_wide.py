@@ -12,7 +12,7 @@ Guarantees: same values; fewer instructions; no new registers.
 from __future__ import annotations
 
 from ..sass.ir import Reg
-from .vregs import defs, uses
+from .vregs import defs, read_units, units
 
 
 def _is_product(instr) -> bool:
@@ -46,7 +46,8 @@ def fuse_imad_wide(func) -> None:
 
 def remove_unused(func, candidates) -> None:
     """Delete instructions among `candidates` whose results nothing reads."""
-    readers = uses(func)
-    dead = {id(i) for i in candidates if all(d.key() not in readers for d in i.dsts if isinstance(d, Reg))}
+    readers = read_units(func)   # per 32-bit unit: the high half of a product may be read alone
+    dead = {id(i) for i in candidates
+            if all(u not in readers for d in i.dsts if isinstance(d, Reg) for u in units(d))}
     for block in func.blocks:
         block.instrs = [i for i in block.instrs if id(i) not in dead]

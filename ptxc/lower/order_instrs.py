@@ -21,15 +21,22 @@ from __future__ import annotations
 from ..sass.ir import Mem, Reg
 from .vregs import regs_in, units
 
-MEMORY = {"LDG", "STG", "LDS", "STS", "LDL", "STL", "ATOMG", "RED", "ATOMS"}
-STORES = {"STG", "STS", "STL", "ATOMG", "RED", "ATOMS"}
-TERMINATORS = {"BRA", "EXIT", "RET", "CALL"}
-DESCRIPTOR_READERS = {"LDG", "STG", "ATOMG", "RED"}
+MEMORY = {"LDG", "STG", "LDS", "STS", "LDL", "STL", "ATOMG", "RED", "ATOMS", "LD", "ST", "ATOM"}
+STORES = {"STG", "STS", "STL", "ATOMG", "RED", "ATOMS", "ST", "ATOM"}
+TERMINATORS = {"BRA", "EXIT", "RET", "CALL", "BREAK", "BSYNC"}
+DESCRIPTOR_READERS = {"LDG", "STG", "ATOMG", "RED", "LD", "ST", "ATOM"}
+# Nothing moves across these: barriers, fences, warp synchronization, and the
+# warp-wide operations (which must see the same set of threads as the PTX says).
+FENCES = {"BAR", "MEMBAR", "ERRBAR", "CCTL", "WARPSYNC", "B2R", "BPT", "NANOSLEEP", "BSSY",
+          "SHFL", "VOTE", "VOTEU", "MATCH", "REDUX", "FCHK"}
 COMMUTATIVE = {"FADD", "FMUL", "DADD", "DMUL"}
+PROLOGUE = {"stack pointer (ABI)", "stack frame (ABI)"}
 
 # Rough result latencies used only to rank candidates (control codes come from
 # the measured table in ptxc/sass); variable-latency producers rank high.
-RANK_LATENCY = {"LDG": 30, "LDS": 24, "S2R": 20, "MUFU": 16, "ISETP": 13, "FSETP": 13,
+RANK_LATENCY = {"LDG": 30, "LD": 30, "LDL": 30, "LDS": 24, "LDC": 20, "S2R": 20, "SHFL": 24, "MUFU": 16,
+                "I2F": 16, "F2I": 16, "F2F": 16, "FRND": 16, "POPC": 16, "FLO": 16, "BREV": 16,
+                "DADD": 10, "DMUL": 10, "DFMA": 10, "DSETP": 14, "ISETP": 13, "FSETP": 13,
                 "ULDC": 8}  # uniform datapath -> vector consumer is slower than an ALU result
 DEFAULT_LATENCY = 5
 
@@ -55,16 +62,20 @@ def _writes(instr) -> set:
 
 def _dependences(instrs) -> list[set]:
     preds = [set() for _ in instrs]
+    reads = [_reads(i) for i in instrs]
+    writes = [_writes(i) for i in instrs]
     for j, later in enumerate(instrs):
-        r_j, w_j = _reads(later), _writes(later)
+        r_j, w_j = reads[j], writes[j]
         for i in range(j):
             earlier = instrs[i]
-            r_i, w_i = _reads(earlier), _writes(earlier)
+            r_i, w_i = reads[i], writes[i]
             if (w_i & r_j) or (r_i & w_j) or (w_i & w_j):
                 preds[j].add(i)
             elif earlier.op in MEMORY and later.op in MEMORY and (earlier.op in STORES or later.op in STORES):
                 preds[j].add(i)
-            elif later.op in TERMINATORS or earlier.comment == "stack pointer (ABI)":
+            elif later.op in TERMINATORS or earlier.comment in PROLOGUE:
+                preds[j].add(i)
+            elif earlier.op in FENCES or later.op in FENCES:
                 preds[j].add(i)
     return preds
 
@@ -86,13 +97,57 @@ def order_block(instrs: list) -> list:
     for i in reversed(range(len(instrs))):
         height[i] = max((_latency(instrs[i]) + height[j] for j in succs[i]), default=0)
     first_reader = [min(succs[i], default=len(instrs)) for i in range(len(instrs))]
+    pressure = _Pressure(instrs)
     done, order = set(), []
     while len(order) < len(instrs):
         ready = [i for i in range(len(instrs)) if i not in done and preds[i] <= done]
-        best = min(ready, key=lambda i: (-height[i], first_reader[i], i))
+        if pressure.current > PRESSURE_LIMIT:
+            # too many values in flight: prefer what frees registers over what adds them
+            best = min(ready, key=lambda i: (pressure.delta(i), -height[i], first_reader[i], i))
+        else:
+            best = min(ready, key=lambda i: (-height[i], first_reader[i], i))
         done.add(best)
         order.append(best)
+        pressure.schedule(best)
     return [instrs[i] for i in order]
+
+
+# Above this many 32-bit values defined in the block and still to be read there, the
+# scheduler stops hoisting loads ahead of the work that consumes them (nbody's 64
+# unrolled LDS.128 would otherwise all start first and hold 256 registers).
+PRESSURE_LIMIT = 12
+
+
+class _Pressure:
+    """An estimate of the registers the block's own values occupy at the schedule's
+    current point: each value counts from its definition to its last reader in the
+    block (values read only in other blocks are not counted)."""
+
+    def __init__(self, instrs):
+        self.instrs = instrs
+        self.reads = [_reads(i) for i in instrs]
+        self.writes = [_writes(i) for i in instrs]
+        self.remaining: dict = {}
+        for units_read in self.reads:
+            for u in units_read:
+                self.remaining[u] = self.remaining.get(u, 0) + 1
+        self.live: set = set()
+        self.current = 0
+
+    def delta(self, i: int) -> int:
+        freed = sum(1 for u in self.reads[i] if u in self.live and self.remaining.get(u, 0) == 1)
+        added = sum(1 for u in self.writes[i] if self.remaining.get(u, 0) > 0 and u not in self.live)
+        return added - freed
+
+    def schedule(self, i: int) -> None:
+        for u in self.reads[i]:
+            self.remaining[u] = self.remaining.get(u, 0) - 1
+            if self.remaining[u] <= 0 and u in self.live:
+                self.live.discard(u)
+        for u in self.writes[i]:
+            if self.remaining.get(u, 0) > 0:
+                self.live.add(u)
+        self.current = len(self.live)
 
 
 def order_instrs(func) -> None:

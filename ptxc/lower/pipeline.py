@@ -16,12 +16,24 @@ from .branch_to_exit import branch_to_exit
 from .expand_wide_ops import expand_wide_ops
 from .fold_constants import fold_constants
 from .fold_cvta import fold_cvta
+from .fuse_ffma import fuse_ffma
 from .fuse_imad_wide import fuse_imad_wide
+from .if_convert import if_convert
+from .insert_bssy import insert_bssy
 from .insert_prologue import insert_prologue
+from .legalize_operands import legalize_operands
 from .order_instrs import order_instrs
 from .pad_text import pad_text
-from .select_instrs import select_instrs
+from .propagate_copies import propagate_copies
+from .remove_dead_code import remove_dead_code
+from .remove_self_moves import remove_self_moves
+from .select_instrs import ModuleVars, select_instrs
 from .set_control_codes import set_control_codes
+from .simplify_cfg import simplify_cfg
+from .simplify_instrs import simplify_instrs
+from .spill_preds import spill_preds
+from .spill_regs import spill_regs
+from .split_webs import split_webs
 
 
 @dataclass
@@ -35,12 +47,24 @@ PASSES = [
     Pass("select_instrs", None, required=True),   # PTX IR -> SASS IR (virtual registers)
     Pass("fold_cvta", fold_cvta),
     Pass("fuse_imad_wide", fuse_imad_wide),
-    Pass("fold_constants", fold_constants),
     Pass("expand_wide_ops", expand_wide_ops, required=True),
+    Pass("split_webs", split_webs),
+    Pass("propagate_copies", propagate_copies),
+    Pass("fuse_ffma", fuse_ffma),
+    Pass("fold_constants", fold_constants),
+    Pass("simplify_instrs", simplify_instrs),
+    Pass("legalize_operands", legalize_operands, required=True),
+    Pass("remove_dead_code", remove_dead_code),
+    Pass("simplify_cfg", simplify_cfg),
     Pass("branch_to_exit", branch_to_exit),
+    Pass("if_convert", if_convert),
     Pass("insert_prologue", insert_prologue, required=True),
     Pass("order_instrs", order_instrs),
+    Pass("spill_preds", spill_preds, required=True),
+    Pass("spill_regs", spill_regs, required=True),
     Pass("assign_regs", assign_regs, required=True),
+    Pass("remove_self_moves", remove_self_moves),
+    Pass("insert_bssy", insert_bssy),
     Pass("pad_text", pad_text, required=True),
     Pass("set_control_codes", set_control_codes, required=True),
 ]
@@ -54,6 +78,8 @@ class Options:
     disabled: set = field(default_factory=set)
     filename: str = "<ptx>"
     printer: Callable | None = None                  # (pass name, function) -> None
+    module_vars: ModuleVars | None = None            # the module's .shared/.const/.global variables
+    max_regs: int | None = None                      # -maxrregcount: registers per thread at most
 
 
 def check_pass_names(names, option: str) -> None:
@@ -71,7 +97,10 @@ def lower_function(ptx_func: ptx.Function, options: Options):
         if p.name in options.disabled:
             continue
         if p.run is None:
-            func = select_instrs(ptx_func, options.arch, options.filename)
+            func = select_instrs(ptx_func, options.arch, options.filename, options.module_vars)
+            if options.max_regs:
+                limit = func.info.max_reg_count
+                func.info.max_reg_count = min(limit, options.max_regs) if limit else options.max_regs
         elif p.name == "set_control_codes":
             p.run(func, options.arch)
         else:

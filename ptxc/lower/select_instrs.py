@@ -1,28 +1,40 @@
 """select_instrs: PTX IR function -> SASS IR function with virtual registers.
 
-Expects: a parsed PTX function whose registers are all declared.
+Expects: a parsed PTX function whose registers are all declared; the module's
+variables (`.shared`, `.const`, `.global`) in `module_vars`.
 Guarantees: one SASS block per PTX label (the entry block first, named after the
-function); every PTX register is one virtual register (width 2 for 64-bit types);
-parameters are read as constant-bank operands c[0x0][param_base+offset] through
-`MOV v, c[..]` (fold_constants removes the MOVs); special registers come through
-S2R, or through c[0x0][..] where the driver puts them in constant bank 0 (blockDim,
-gridDim).  Some results are pseudo-instructions that later passes must remove:
-CVTA (fold_cvta), IADD.64 and 64-bit MOV (expand_wide_ops).
+function), more where a PTX instruction needs control flow of its own (division's
+slow path, a guarded instruction that expands to several blocks); every PTX
+register is one virtual register (width 2 for 64-bit types; predicates in P;
+8- and 16-bit integers in a 32-bit register whose upper bits are unspecified, so
+that readers which care extend them first); parameters are read as
+constant-bank operands c[0x0][param_base+offset] through `MOV v, c[..]`
+(fold_constants removes the MOVs); special registers come through S2R, or
+through c[0x0][..] where the driver puts them in constant bank 0 (blockDim,
+gridDim).  Shared variables are laid out from offset 0 of the shared window
+(func.info.shared_size); the local depot becomes a stack frame below R1
+(func.info.frame_size).  Some results are pseudo-instructions that later passes
+remove: CVTA (fold_cvta), IADD.64 and 64-bit MOV (expand_wide_ops).
 
 Selection is a table of rules, most specific first: a regular expression over the
-PTX opcode and a builder that emits SASS.  An opcode no rule matches is an
-"unsupported PTX instruction" error at its line and column.
+PTX opcode and a builder that emits SASS (the builders live in isel_*.py, one
+module per family).  A rule's builder sees the PTX guard through `emit`, which puts
+it on every instruction; a rule whose code branches or predicates internally is
+marked `branches=True` and a guarded instance is wrapped in `@!P BRA` around it.
+An opcode no rule matches is an "unsupported PTX instruction" error at its line
+and column, and so is an operand a builder cannot take.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import struct
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from ..ptx import ir as ptx
-from ..sass.ir import Block, CBank, Function, Imm, Instr, Mem, P, Reg, SpecialReg, Target, RZ, PT
-from .vregs import half
+from ..sass.ir import Block, CBank, Function, Imm, Instr, Mem, Reg, SpecialReg, Target, RZ, PT
+from .kernel_info import KernelInfo
 
 # Constant bank 0 as the driver fills it on sm_89 (measured from nvcc's SASS).
 CBANK0_SREGS = {
@@ -32,16 +44,18 @@ CBANK0_SREGS = {
 S2R_SREGS = {
     "%tid.x": "SR_TID.X", "%tid.y": "SR_TID.Y", "%tid.z": "SR_TID.Z",
     "%ctaid.x": "SR_CTAID.X", "%ctaid.y": "SR_CTAID.Y", "%ctaid.z": "SR_CTAID.Z",
-    "%laneid": "SR_LANEID",
+    "%laneid": "SR_LANEID", "%warpid": "SR_VIRTUALWARPID" , "%nwarpid": "SR_VIRTCFG",
+    "%smid": "SR_VIRTID", "%lanemask_eq": "SR_EQMASK", "%lanemask_lt": "SR_LTMASK",
+    "%lanemask_le": "SR_LEMASK", "%lanemask_gt": "SR_GTMASK", "%lanemask_ge": "SR_GEMASK",
+    "%clock": "SR_CLOCKLO", "%clock_hi": "SR_CLOCKHI",
 }
 PARAM_BASE = {"sm_89": 0x160, "sm_90": 0x210}
-
-ISETP_CMP = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE",
-             "lo": "LT", "ls": "LE", "hi": "GT", "hs": "GE"}
+BUILTIN_CONSTANTS = {"WARP_SZ": 32}   # PTX's predefined constant
+USER_CONST_BANK = 3   # `.const` variables live in constant bank 3 on sm_89
 
 
 class Unsupported(Exception):
-    pass
+    """A PTX instruction or operand this backend cannot lower (reported with its location)."""
 
 
 @dataclass
@@ -49,22 +63,56 @@ class Rule:
     pattern: str                      # regular expression over the whole PTX opcode
     build: Callable                   # (selector, ptx instr) -> None, emits SASS
     why: str                          # one line: what this rule lowers and why so
+    branches: bool = False            # emits its own control flow or predicated code
+
+    def __post_init__(self):
+        self.regex = re.compile(self.pattern)
 
     def matches(self, opcode: str) -> bool:
-        return re.fullmatch(self.pattern, opcode) is not None
+        return self.regex.fullmatch(opcode) is not None
+
+
+@dataclass
+class ModuleVars:
+    """Module-scope variables a function may name (from ptx.Module.globals)."""
+    shared: list = field(default_factory=list)
+    const: list = field(default_factory=list)
+    other: list = field(default_factory=list)
+
+    @classmethod
+    def of(cls, variables) -> "ModuleVars":
+        out = cls()
+        for var in variables or ():
+            {".shared": out.shared, ".const": out.const}.get(var.state, out.other).append(var)
+        return out
 
 
 class Selector:
     """Maps PTX registers to virtual SASS registers and collects the emitted code."""
 
-    def __init__(self, ptx_func: ptx.Function, arch: str):
+    def __init__(self, ptx_func: ptx.Function, arch: str, module_vars: ModuleVars | None = None):
         self.ptx_func = ptx_func
+        self.arch = arch
         self.func = Function(name=ptx_func.name, param_base=PARAM_BASE.get(arch, 0x160))
+        self.func.info = KernelInfo()
         self.values: dict[str, Reg] = {}
+        self.types: dict[str, str] = {}
         self.param_offsets = self._layout_params(ptx_func.params)
         self.block = Block(ptx_func.name)
         self.func.blocks.append(self.block)
+        self.guard: Reg | None = None     # the PTX guard of the instruction being lowered
+        self.labels = 0
+        self.module_vars = module_vars or ModuleVars()
+        self.symbols: dict[str, tuple] = {}   # name -> (space, offset)
+        self._layout_variables()
+        self.ptx_instr: ptx.Instr | None = None
+        for name, values in ptx_func.directives:
+            if name in (".maxntid", ".reqntid"):
+                self.func.info.max_threads = tuple(values)
+            elif name == ".maxnreg" and values:
+                self.func.info.max_reg_count = values[0]
 
+    # ---- layout ----------------------------------------------------------------
     def _layout_params(self, params) -> dict[str, int]:
         """Parameters at their natural alignment, as the CUDA ABI packs them."""
         offsets, cursor = {}, 0
@@ -76,208 +124,274 @@ class Selector:
             cursor += param.size
         return offsets
 
+    def _layout_variables(self) -> None:
+        """Shared variables from offset 0 of the shared window in declaration order
+        (module scope first), each at its alignment; `.const` ones in bank 3; the
+        local depot (one per function) is the stack frame."""
+        info = self.func.info
+        cursor = 0
+        shared = [v for v in self.module_vars.shared if self._names(v.name)] + \
+                 [v for v in self.ptx_func.vars if v.state == ".shared"]
+        for var in shared:
+            align = var.align or _type_size(var.type)
+            if var.extern:
+                info.dynamic_shared = True
+            cursor = (cursor + align - 1) // align * align
+            self.symbols[var.name] = ("shared", cursor)
+            cursor += var.size
+            info.shared_align = max(info.shared_align, align)
+        info.shared_size = cursor
+        cursor = 0
+        for var in self.module_vars.const:
+            align = var.align or _type_size(var.type)
+            cursor = (cursor + align - 1) // align * align
+            self.symbols[var.name] = ("const", cursor)
+            cursor += var.size
+        frame = 0
+        for var in self.ptx_func.vars:
+            if var.state == ".local":
+                align = var.align or _type_size(var.type)
+                frame = (frame + align - 1) // align * align
+                self.symbols[var.name] = ("local", frame)
+                frame += var.size
+        info.frame_size = (frame + 7) // 8 * 8
+        for var in self.module_vars.other:
+            self.symbols.setdefault(var.name, (var.state.lstrip("."), None))
+
+    def _names(self, name: str) -> bool:
+        """Whether the function's body mentions a module variable (ptxas allocates
+        module-scope shared variables only for the kernels that use them)."""
+        for item in self.ptx_func.body:
+            if isinstance(item, ptx.Instr) and any(_mentions(op, name) for op in item.operands):
+                return True
+        return False
+
+    # ---- registers -------------------------------------------------------------
+    def reg_type(self, op: ptx.Reg) -> str:
+        """The declared PTX type of a register, without the dot ('b32', 'pred')."""
+        if op.name not in self.types:
+            declared = self.ptx_func.reg_type(op)
+            if declared is None:
+                raise Unsupported(f"register {op.name} is not declared")
+            self.types[op.name] = declared.lstrip(".")
+        return self.types[op.name]
+
     def reg(self, op: ptx.Reg) -> Reg:
         if op.name not in self.values:
-            ptx_type = self.ptx_func.reg_type(op) or ".b32"
-            file = "P" if ptx_type == ".pred" else "R"
+            ptx_type = self.reg_type(op)
+            file = "P" if ptx_type == "pred" else "R"
             width = 2 if _type_size(ptx_type) == 8 else 1
             self.values[op.name] = self.func.new_vreg(file, width)
         return self.values[op.name]
 
-    def src(self, op, type_: str | None = None):
-        """A PTX source operand as a SASS operand (register, immediate, constant)."""
+    def new(self, width: int = 1) -> Reg:
+        return self.func.new_vreg("R", width)
+
+    def new_pred(self) -> Reg:
+        return self.func.new_vreg("P", 1)
+
+    # ---- operands ----------------------------------------------------------------
+    def value(self, op, type_: str):
+        """A PTX source operand for an instruction of PTX type `type_` ('s32', 'f32',
+        'b64', ...): a register, or a 32-bit immediate / constant-bank operand that
+        fold_constants and legalize_operands place or move into a register.
+        64-bit constants always come in a register (a 64-bit MOV pseudo)."""
+        size = _type_size(type_)
         if isinstance(op, ptx.Reg):
             return self.reg(op)
         if isinstance(op, ptx.Imm):
-            return _immediate(op, type_)
-        if isinstance(op, ptx.SpecialReg) and op.name in CBANK0_SREGS:
-            return CBank(0, CBANK0_SREGS[op.name])
+            bits = immediate_bits(op, type_)
+            if size == 8:
+                return self.materialize(Imm(bits, "int"), 2)
+            return Imm(bits, "f32" if type_ == "f32" else "int")
+        if isinstance(op, ptx.SpecialReg):
+            return self.special(op)
+        if isinstance(op, ptx.Symbol):
+            if op.name in BUILTIN_CONSTANTS:
+                return Imm(BUILTIN_CONSTANTS[op.name], "int")
+            return self.symbol_value(op.name, size)
+        if isinstance(op, ptx.NotReg):
+            reg = self.reg(op.reg)
+            return replace(reg, inv=not reg.inv)
         raise Unsupported(f"operand {op}")
 
-    def address(self, op: ptx.Address) -> Mem:
-        if isinstance(op.base, ptx.Reg):
-            return Mem(self.reg(op.base), op.offset)
-        raise Unsupported("address of a symbol")
+    def r(self, op, type_: str) -> Reg:
+        """A source operand in a register (constants moved into one)."""
+        value = self.value(op, type_)
+        if isinstance(value, Reg):
+            return value
+        return self.materialize(value, 1)
 
+    def materialize(self, value, width: int = 1) -> Reg:
+        """A fresh register set to a constant by a MOV (64-bit: the MOV pseudo)."""
+        if isinstance(value, Imm) and value.kind != "int":
+            value = Imm(value.bits, "int")
+        dst = self.new(width)
+        self.emit("MOV", (), [dst], [value])
+        return dst
+
+    def special(self, op: ptx.SpecialReg):
+        if op.name in CBANK0_SREGS:
+            return CBank(0, CBANK0_SREGS[op.name])
+        if op.name in S2R_SREGS:
+            dst = self.new()
+            self.emit("S2R", (), [dst], [SpecialReg(S2R_SREGS[op.name])])
+            return dst
+        raise Unsupported(f"special register {op.name}")
+
+    def symbol_value(self, name: str, size: int):
+        """The address a symbol names: a shared variable's offset in the shared window,
+        the local depot's address (the stack pointer R1 plus its frame offset), a
+        `.const` variable's offset in bank 3; parameters of .func are registers."""
+        space, offset = self.symbols.get(name, (None, None))
+        if space == "shared":
+            value = Imm(offset, "int")
+            return self.materialize(value, 2) if size == 8 else value
+        if space == "local":
+            return self.local_address(offset, size)
+        if space == "const":   # an address in constant bank 3: its offset there
+            value = Imm(offset, "int")
+            return self.materialize(value, 2) if size == 8 else value
+        raise Unsupported(f"address of '{name}' ({space or 'unknown'} symbol)")
+
+    def local_address(self, offset: int, size: int) -> Reg:
+        """A local-space address: R1 (the stack pointer, pointing at the frame) plus an
+        offset; 64-bit local addresses have a zero high word."""
+        lo = self.new()
+        self.emit("IADD3", (), [lo], [Reg("R", 1), Imm(offset, "int"), Reg("R", RZ)])
+        if size != 8:
+            return lo
+        dst = self.new(2)
+        self.emit("MOV", (), [half(dst, 0)], [lo])
+        self.emit("MOV", (), [half(dst, 1)], [Reg("R", RZ)])
+        return dst
+
+    def address(self, op: ptx.Address, space: str) -> Mem:
+        """`[reg+offset]`, `[symbol+offset]` as a SASS memory operand of `space`."""
+        offset = op.offset
+        base = op.base
+        if isinstance(base, ptx.Symbol):
+            kind, where = self.symbols.get(base.name, (None, None))
+            if kind == "shared" and space in ("shared",):
+                return Mem(Reg("R", RZ), where + offset)
+            if kind == "local" and space == "local":
+                return Mem(Reg("R", 1), where + offset)
+            raise Unsupported(f"address of '{base.name}' in {space} memory")
+        reg = self.reg(base)
+        if space in ("shared", "local") and reg.width == 2:
+            reg = half(reg, 0)  # shared and local addresses are 32-bit offsets
+        return Mem(reg, offset)
+
+    # ---- emitting ------------------------------------------------------------------
     def emit(self, op: str, mods=(), dsts=(), srcs=(), pred=None, comment="") -> Instr:
-        instr = Instr(op, tuple(mods), list(dsts), list(srcs), pred, comment=comment)
+        if pred is not None and self.guard is not None:
+            raise AssertionError(f"{op}: a rule with its own predicates must be marked branches=True")
+        instr = Instr(op, tuple(mods), list(dsts), list(srcs), pred if pred is not None else self.guard,
+                      comment=comment)
         self.block.instrs.append(instr)
         return instr
 
-    def guard(self, instr: ptx.Instr) -> Reg | None:
-        if instr.guard is None:
-            return None
-        reg = self.reg(instr.guard)
-        return Reg(reg.file, reg.num, True, inv=instr.guard_negated)
+    def new_label(self, what: str = "L") -> str:
+        self.labels += 1
+        return f"{self.ptx_func.name}${what}{self.labels}"
 
     def start_block(self, label: str):
         self.block = Block(label)
         self.func.blocks.append(self.block)
 
+    def branch_to_block(self, label: str):
+        """Fall into a new block named `label` (a loop head a branch will come back to)."""
+        self.start_block(label)
+
+    def branch(self, label: str, pred: Reg | None = None):
+        """A (conditional) branch ending the current block; code after it starts a new one."""
+        self.emit("BRA", (), [], [Target(label)], pred=pred)
+        self.start_block(self.new_label("fallthrough"))
+
+
+def half(reg: Reg, which: int) -> Reg:
+    """The low (0) or high (1) 32-bit half of a width-2 register (RZ stays RZ)."""
+    if reg.is_zero:
+        return replace(reg, width=1)
+    return replace(reg, num=reg.num + which, width=1)
+
+
+def _mentions(op, name: str) -> bool:
+    if isinstance(op, ptx.Symbol):
+        return op.name == name
+    if isinstance(op, ptx.Address):
+        return _mentions(op.base, name)
+    if isinstance(op, (ptx.Vector, ptx.OperandList)):
+        return any(_mentions(e, name) for e in op.elems)
+    return False
+
 
 def _type_size(ptx_type: str) -> int:
-    return 1 if ptx_type == ".pred" else ptx.type_size(ptx_type)
+    ptx_type = ptx_type.lstrip(".")
+    return 1 if ptx_type == "pred" else ptx.type_size(ptx_type)
 
 
-def _immediate(op: ptx.Imm, type_: str | None) -> Imm:
-    import struct
-    if op.type == ".f32" or (type_ == "f32" and isinstance(op.value, float)):
-        return Imm(struct.unpack("<I", struct.pack("<f", op.value))[0], "f32")
-    if op.type == ".f64":
-        return Imm(struct.unpack("<Q", struct.pack("<d", op.value))[0], "f64")
-    return Imm(int(op.value) & 0xFFFFFFFF, "int")
+def immediate_bits(op: ptx.Imm, type_: str) -> int:
+    """The bits of a PTX immediate as an operand of type `type_`: floats in IEEE form,
+    integers wrapped to the type (16-bit signed ones sign-extended to 32 bits, as the
+    registers that hold them are compared after sign extension)."""
+    size = _type_size(type_)
+    if type_ == "f32" or (op.type == ".f32" and size == 4):
+        return struct.unpack("<I", struct.pack("<f", float(op.value)))[0]
+    if type_ == "f64" or op.type == ".f64":
+        return struct.unpack("<Q", struct.pack("<d", float(op.value)))[0]
+    if op.type == ".f32":
+        return struct.unpack("<I", struct.pack("<f", float(op.value)))[0]
+    value = int(op.value)
+    if size <= 2:
+        value &= (1 << (8 * size)) - 1
+        if type_.startswith("s") and value >> (8 * size - 1):
+            value -= 1 << (8 * size)
+        return value & 0xFFFFFFFF
+    return value & ((1 << (8 * max(size, 4))) - 1)
 
 
-def _type_of(instr: ptx.Instr) -> str:
-    return instr.parts[-1]
+def _rules():
+    from .isel_rules import RULES
+    return RULES
 
 
-# ---- builders: one per rule --------------------------------------------------------
-
-def ld_param(s: Selector, i: ptx.Instr):
-    dst, addr = i.operands
-    offset = s.param_offsets[addr.base.name] + addr.offset
-    s.emit("MOV", (), [s.reg(dst)], [CBank(0, s.func.param_base + offset)], comment="parameter")
-
-
-def mov_special(s: Selector, i: ptx.Instr):
-    dst, sreg = i.operands
-    if sreg.name in S2R_SREGS:
-        s.emit("S2R", (), [s.reg(dst)], [SpecialReg(S2R_SREGS[sreg.name])])
-    elif sreg.name in CBANK0_SREGS:
-        s.emit("MOV", (), [s.reg(dst)], [CBank(0, CBANK0_SREGS[sreg.name])])
-    else:
-        raise Unsupported(f"special register {sreg.name}")
-
-
-def mov(s: Selector, i: ptx.Instr):
-    dst, src = i.operands
-    s.emit("MOV", (), [s.reg(dst)], [s.src(src, _type_of(i))])
-
-
-def mad_lo(s: Selector, i: ptx.Instr):
-    d, a, b, c = i.operands
-    s.emit("IMAD", (), [s.reg(d)], [s.src(a), s.src(b), s.src(c)])
-
-
-def mul_lo(s: Selector, i: ptx.Instr):
-    d, a, b = i.operands
-    s.emit("IMAD", (), [s.reg(d)], [s.src(a), s.src(b), Reg("R", RZ)])
-
-
-def mul_wide(s: Selector, i: ptx.Instr):
-    d, a, b = i.operands
-    mods = ("WIDE",) if i.parts[-1] == "s32" else ("WIDE", "U32")
-    s.emit("IMAD", mods, [s.reg(d)], [s.src(a), s.src(b), Reg("R", RZ, width=2)])
-
-
-def add_int(s: Selector, i: ptx.Instr):
-    d, a, b = i.operands
-    if _type_size("." + _type_of(i)) == 8:
-        s.emit("IADD", ("64",), [s.reg(d)], [s.src(a), s.src(b)], comment="pseudo: expand_wide_ops")
-    else:
-        s.emit("IADD3", (), [s.reg(d)], [s.src(a), s.src(b), Reg("R", RZ)])
-
-
-def cvta_to_global(s: Selector, i: ptx.Instr):
-    d, a = i.operands
-    s.emit("CVTA", ("TO", "GLOBAL"), [s.reg(d)], [s.src(a)], comment="pseudo: fold_cvta")
-
-
-def setp_int(s: Selector, i: ptx.Instr):
-    p, a, b = i.operands
-    cmp, type_ = i.parts[1], i.parts[2]
-    mods = [ISETP_CMP[cmp]]
-    if type_.startswith("u") or cmp in ("lo", "ls", "hi", "hs"):
-        mods.append("U32")
-    mods.append("AND")
-    s.emit("ISETP", mods, [s.reg(p), P(PT)], [s.src(a), s.src(b), P(PT)])
-
-
-def setp_f32(s: Selector, i: ptx.Instr):
-    p, a, b = i.operands
-    s.emit("FSETP", (i.parts[1].upper(), "AND"), [s.reg(p), P(PT)], [s.src(a, "f32"), s.src(b, "f32"), P(PT)])
-
-
-def bra(s: Selector, i: ptx.Instr):
-    s.emit("BRA", (), [], [Target(i.operands[0].name)], pred=s.guard(i))
-
-
-def ld_global(s: Selector, i: ptx.Instr):
-    d, addr = i.operands
-    s.emit("LDG", ("E",) + _width_mods(i), [s.reg(d)], [s.address(addr)])
-
-
-def st_global(s: Selector, i: ptx.Instr):
-    addr, v = i.operands
-    s.emit("STG", ("E",) + _width_mods(i), [], [s.address(addr), s.src(v)])
-
-
-def _width_mods(i: ptx.Instr) -> tuple:
-    size = _type_size("." + _type_of(i))
-    signed = _type_of(i).startswith("s")
-    return {1: ("S8",) if signed else ("U8",), 2: ("S16",) if signed else ("U16",),
-            4: (), 8: ("64",), 16: ("128",)}[size]
-
-
-def add_f32(s: Selector, i: ptx.Instr):
-    d, a, b = i.operands
-    s.emit("FADD", (), [s.reg(d)], [s.src(a, "f32"), s.src(b, "f32")])
-
-
-def mul_f32(s: Selector, i: ptx.Instr):
-    d, a, b = i.operands
-    s.emit("FMUL", (), [s.reg(d)], [s.src(a, "f32"), s.src(b, "f32")])
-
-
-def fma_f32(s: Selector, i: ptx.Instr):
-    d, a, b, c = i.operands
-    s.emit("FFMA", (), [s.reg(d)], [s.src(a, "f32"), s.src(b, "f32"), s.src(c, "f32")])
-
-
-def ret(s: Selector, i: ptx.Instr):
-    s.emit("EXIT", (), [], [], pred=s.guard(i))
-
-
-RULES = [
-    Rule(r"ld\.param\.[usb](32|64)", ld_param, "parameters live in constant bank 0"),
-    Rule(r"mov\.[usb]32", lambda s, i: (mov_special if isinstance(i.operands[1], ptx.SpecialReg) else mov)(s, i),
-         "special registers come from S2R or constant bank 0; plain moves are copies"),
-    Rule(r"mov\.(f32|[usb]64)", mov, "copies"),
-    Rule(r"mad\.lo\.[su]32", mad_lo, "32-bit multiply-add is IMAD"),
-    Rule(r"mul\.lo\.[su]32", mul_lo, "32-bit multiply is IMAD with RZ addend"),
-    Rule(r"mul\.wide\.[su]32", mul_wide, "32x32->64 multiply is IMAD.WIDE with RZ addend"),
-    Rule(r"add\.[su](32|64)", add_int, "32-bit add is IADD3; 64-bit add a pseudo expanded later"),
-    Rule(r"cvta\.to\.global\.u64", cvta_to_global, "generic->global is the identity on sm_89"),
-    Rule(r"setp\.(eq|ne|lt|le|gt|ge|lo|ls|hi|hs)\.[sub]32", setp_int, "integer compares are ISETP"),
-    Rule(r"setp\.(eq|ne|lt|le|gt|ge)\.f32", setp_f32, "float compares are FSETP"),
-    Rule(r"bra(\.uni)?", bra, "branches"),
-    Rule(r"ld\.global(\.nc)?\.[usbf](8|16|32|64)", ld_global, "global loads through the 64-bit descriptor"),
-    Rule(r"st\.global\.[usbf](8|16|32|64)", st_global, "global stores through the 64-bit descriptor"),
-    Rule(r"add(\.rn)?\.f32", add_f32, "f32 add"),
-    Rule(r"mul(\.rn)?\.f32", mul_f32, "f32 multiply"),
-    Rule(r"fma\.rn\.f32", fma_f32, "f32 fused multiply-add"),
-    Rule(r"ret", ret, "return from a kernel ends the thread"),
-]
-
-
-def select_instrs(ptx_func: ptx.Function, arch: str = "sm_89", filename: str = "<ptx>") -> Function:
-    selector = Selector(ptx_func, arch)
+def select_instrs(ptx_func: ptx.Function, arch: str = "sm_89", filename: str = "<ptx>",
+                  module_vars: ModuleVars | None = None) -> Function:
+    selector = Selector(ptx_func, arch, module_vars)
+    rules = _rules()
     problems = []
     for item in ptx_func.body:
         if isinstance(item, ptx.Label):
             selector.start_block(item.name)
             continue
-        rule = next((r for r in RULES if r.matches(item.opcode)), None)
+        rule = next((r for r in rules if r.matches(item.opcode)), None)
+        selector.ptx_instr = item
         try:
             if rule is None:
                 raise Unsupported(f"PTX instruction '{item.opcode}'")
-            rule.build(selector, item)
-            if item.base == "bra" or (item.base == "ret" and item.guard is not None):
-                selector.start_block(f"{ptx_func.name}$fallthrough{len(selector.func.blocks)}")
+            lower_one(selector, rule, item)
         except Unsupported as exc:
             line, col = item.loc or (0, 0)
             problems.append(Diagnostic(f"unsupported {exc}", SourceLoc(filename, line, col)))
+        finally:
+            selector.guard = None
     if problems:
         raise CompileError(problems)
     return selector.func
+
+
+def lower_one(s: Selector, rule: Rule, item: ptx.Instr) -> None:
+    """Run one rule; a guarded instruction whose code branches is skipped by a branch."""
+    guard = None
+    if item.guard is not None:
+        reg = s.reg(item.guard)
+        guard = replace(reg, inv=item.guard_negated)
+    if guard is None or not rule.branches:
+        s.guard = guard
+        rule.build(s, item)
+        return
+    skip = s.new_label("skip")
+    s.branch(skip, replace(guard, inv=not guard.inv))
+    rule.build(s, item)
+    s.start_block(skip)

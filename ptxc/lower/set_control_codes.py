@@ -80,6 +80,10 @@ class Schedule:
             self.slots[k].padding = True
         self.real = [k for k, s in enumerate(self.slots) if not s.padding]
         self.targeted = {self.block_start[t] for k in self.real for t in self.targets(k)}
+        # The walks ask these many times per instruction: compute them once.
+        self._falls = [self._falls_through(k) for k in range(len(self.slots))]
+        self._succs = [([k + 1] if self._falls[k] else []) + [self.block_start[t] for t in self.targets(k)]
+                       for k in range(len(self.slots))]
 
     def _is_padding(self, k: int) -> bool:
         """NOPs and the BRA to itself (pad_text's trap) after the last instruction."""
@@ -103,14 +107,17 @@ class Schedule:
                 if isinstance(s, Target) and s.label in self.block_start]
 
     def falls_through(self, k: int) -> bool:
+        return self._falls[k]
+
+    def _falls_through(self, k: int) -> bool:
         instr = self.slots[k].instr
-        if instr.op in NO_FALLTHROUGH_OPS and instr.pred is None:
+        if instr.op in NO_FALLTHROUGH_OPS and instr.pred is None and not any(
+                isinstance(op, Reg) and op.file == "P" and not (op.is_zero and not op.inv) for op in instr.srcs):
             return False
         return k + 1 < len(self.slots) and not self.slots[k + 1].padding
 
     def successors(self, k: int) -> list[int]:
-        out = [k + 1] if self.falls_through(k) else []
-        return out + [self.block_start[t] for t in self.targets(k)]
+        return self._succs[k]
 
     def chain(self, j: int):
         """Instructions that run right before j on the fallthrough path, nearest first."""
@@ -379,6 +386,14 @@ def distance(sched: Schedule, i: int, k: int, between: range) -> int:
     return need
 
 
+# Instructions whose stall field must stay small (none so far: a long stall is legal
+# once the yield bit is clear, see ILLEGAL_YIELD_STALL).
+SHORT_STALL_OPS: dict = {}
+# nvdisasm calls every word with the yield bit set and a stall of 0 or of 12..15
+# undefined (measured over 17 opcodes of every class, all 32 stall/yield pairs).
+ILLEGAL_YIELD_STALL = 12
+
+
 def assign_stalls(sched: Schedule) -> None:
     slots, table, rules = sched.slots, sched.table, sched.table.rules_misc
     real = sched.real
@@ -401,6 +416,9 @@ def assign_stalls(sched: Schedule) -> None:
                         break
                     t = max(t, time[i] + distance(sched, i, j, range(i + 1, j)))
             t = max(t, taken_edge_needs(sched, p, time, previous))
+            if slots[p].instr.op in SHORT_STALL_OPS and t - time[p] > SHORT_STALL_OPS[slots[p].instr.op]:
+                # nvdisasm rejects a BSSY with a long stall: issue it later instead
+                time[p] = t - SHORT_STALL_OPS[slots[p].instr.op]
             time[j] = t
         if time == previous:
             break
@@ -450,8 +468,10 @@ def assign_yield(sched: Schedule) -> None:
     for k in sched.real:
         slot = sched.slots[k]
         ctrl = slot.instr.ctrl
-        if ctrl.stall == 0:
-            bit = 0         # ERRBAR, and the padding: never a reason to keep the slot
+        if ctrl.stall == 0 or ctrl.stall >= ILLEGAL_YIELD_STALL:
+            # ERRBAR and the padding: never a reason to keep the slot; and nvdisasm
+            # rejects yield set with a stall of 12 or more (any opcode, measured)
+            bit = 0
         elif slot.info["yield_mode"] == "always":
             bit = 1
         elif ctrl.stall >= 3:

@@ -59,3 +59,79 @@ def defs(func) -> dict:
             if isinstance(op, Reg) and not op.is_zero:
                 table.setdefault(op.key(), []).append(instr)
     return table
+
+
+# ---- encodability ------------------------------------------------------------------------
+
+_PROBE_NUM = {"R": {1: 2, 2: 2, 4: 4}, "P": {1: 0}, "UR": {1: 6, 2: 6, 4: 8}, "UP": {1: 0}, "B": {1: 0}}
+_encodable_cache: dict = {}
+
+
+def _probe_reg(reg: Reg) -> Reg:
+    if not reg.virtual:
+        return reg
+    return replace(reg, num=_PROBE_NUM.get(reg.file, {}).get(reg.width, 0), virtual=False)
+
+
+def _signature(op):
+    if isinstance(op, Reg):
+        return ("R", op.file, op.width, op.neg, op.abs, op.inv, op.sel, op.is_zero)
+    if isinstance(op, Mem):
+        return ("M", _signature(op.base) if op.base is not None else None,
+                _signature(op.ubase) if op.ubase is not None else None, op.offset)
+    if getattr(op, "index", None) is not None:
+        return ("C", op.bank, op.offset, op.neg, op.abs, _signature(op.index))
+    return op
+
+
+def encodable(instr) -> bool:
+    """Whether the table has a form for `instr` (virtual registers stand for any
+    register of their file and width; immediates are range-checked)."""
+    from ..sass.encode import encode
+    from ..sass.ir import Instr
+    from ..sass.table import TableError
+    key = (instr.op, instr.mods, instr.pred is not None, tuple(_signature(op) for op in instr.operands))
+    found = _encodable_cache.get(key)
+    if found is None:
+        def probe(op):
+            if isinstance(op, Reg):
+                return _probe_reg(op)
+            if isinstance(op, Mem):
+                return replace(op, base=_probe_reg(op.base) if op.base is not None else None,
+                               ubase=_probe_reg(op.ubase) if op.ubase is not None else None)
+            if getattr(op, "index", None) is not None:
+                return replace(op, index=_probe_reg(op.index))
+            return op
+        copy = Instr(instr.op, instr.mods, [probe(o) for o in instr.dsts], [probe(o) for o in instr.srcs],
+                     _probe_reg(instr.pred) if instr.pred is not None else None)
+        try:
+            encode(copy)
+            found = True
+        except (TableError, ValueError, KeyError, TypeError):
+            found = False
+        _encodable_cache[key] = found
+    return found
+
+
+def unit_defs(func) -> dict:
+    """Map each 32-bit register unit to the instructions that write it."""
+    table: dict = {}
+    for instr in func.instrs():
+        for op in instr.dsts:
+            if isinstance(op, Reg) and not op.is_zero:
+                for unit in units(op):
+                    table.setdefault(unit, []).append(instr)
+    return table
+
+
+def read_units(func) -> set:
+    """Every 32-bit register unit some instruction reads (guards included)."""
+    out = set()
+    for instr in func.instrs():
+        for op in list(instr.srcs) + ([instr.pred] if instr.pred is not None else []):
+            for reg in regs_in(op):
+                out.update(units(reg))
+            index = getattr(op, "index", None)
+            if isinstance(index, Reg) and not index.is_zero:
+                out.update(units(index))
+    return out

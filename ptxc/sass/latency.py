@@ -37,8 +37,9 @@ HERE = Path(__file__).resolve().parent
 # --- register units ---------------------------------------------------------
 
 def reg_units(reg: Reg) -> list[tuple[str, int]]:
-    """The 32-bit registers (or single predicates) a register operand names."""
-    if reg.is_zero:
+    """The 32-bit registers (or single predicates) a register operand names;
+    convergence barriers (B0..B15) are ordered by the code, not by scoreboards."""
+    if reg.is_zero or reg.file == "B":
         return []
     if reg.file in ("P", "UP"):
         return [(reg.file, reg.num)]
@@ -168,9 +169,45 @@ class LatencyTable:
         return self.waw_table.get(first, {}).get(second, 1)
 
     def reuse_slot(self, instr: Instr, src_index: int) -> int | None:
-        """Which reuse-cache slot (bit of the reuse flags) a source index uses."""
-        slots = self.slot_map.get(instr.op, self.slot_map["*"])
+        """Which reuse-cache slot (bit of the reuse flags) a source index uses: the
+        instruction table's `reuse` of the operand where the table knows the form
+        (FADD's second source is slot c), else the learned slot map."""
+        slots = _table_reuse_slots(instr)
+        if slots is None:
+            slots = self.slot_map.get(instr.op, self.slot_map["*"])
         return slots[src_index] if src_index < len(slots) else None
+
+
+_REUSE_CACHE: dict = {}
+
+
+def _table_reuse_slots(instr: Instr):
+    """Per source index, the reuse bit the table gives its operand (None: none)."""
+    from .table import load as load_table, match_form, operand_kinds
+    try:
+        key = (instr.op, instr.mods, operand_kinds(instr.operands), len(instr.dsts))
+    except Exception:
+        return None
+    if key in _REUSE_CACHE:
+        return _REUSE_CACHE[key]
+    slots = None
+    try:
+        found = match_form(load_table(), instr)
+    except Exception:
+        found = None
+    if found is not None:
+        form, _values, operands = found
+        position, j = [], 0
+        for op in instr.operands:
+            while j < len(operands) and operands[j] is not op:
+                j += 1
+            position.append(j)
+            j += 1
+        specs = form.operands
+        slots = [specs[position[len(instr.dsts) + k]].reuse if position[len(instr.dsts) + k] < len(specs) else None
+                 for k in range(len(instr.srcs))]
+    _REUSE_CACHE[key] = slots
+    return slots
 
 
 def _file_role(file: str) -> str:

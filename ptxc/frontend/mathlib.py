@@ -1,0 +1,503 @@
+"""CUDA's math library as NVVM lowers it: each call instantiates nvcc's own PTX for it.
+
+`expf(x)` is not one PTX instruction: NVVM inlines libdevice's implementation, a fixed
+sequence (range reduction, a polynomial, special cases; `sinf` even has a slow path
+with a local array for huge arguments).  Writing those sequences by hand would be
+copying them anyway, and a transcription error changes results in the last bit.  So
+`mathlib.ptx` holds, for every math builtin ptxc knows, the body that nvcc 13.5 writes
+for `extern "C" __device__ float __ptxc_expf(float a) { return expf(a); }` compiled with
+-rdc (one `.func` each), and a call instantiates that body: fresh virtual registers,
+fresh labels, the argument for the parameter load, the stored return value as the
+result, nested `call`s (double-precision trig's slow path) expanded the same way, and
+the function's `__local_depot` given a region of the caller's frame.
+
+Regenerate with `python -m ptxc.frontend.mathlib` (needs the oracle, nvcc 13.5); the
+file says so at its top.  The approximate intrinsics (`__expf`, `__sinf`, `__fdividef`)
+come from the same file, so what they lower to (`ex2.approx.f32` after a multiply) is
+what nvcc writes, not what a reader remembers.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..ptx import ir
+
+# Every math builtin that has a template: key -> (result, parameters, C name).  Types
+# are Itanium codes (f float, d double, i int, j unsigned, x long long, y unsigned long
+# long); the key names the template (`__ptxc_<key>` in mathlib.ptx) and is the codegen
+# name sema gives the builtin; C name is what the user writes (isnan has a float and a
+# double form: keys isnan_f and isnan_d).
+_FLOAT_UNARY = ("sqrtf rsqrtf cbrtf expf exp2f exp10f expm1f logf log2f log10f log1pf sinf cosf tanf asinf "
+                "acosf atanf sinhf coshf tanhf fabsf floorf ceilf roundf truncf rintf erff __expf __exp10f "
+                "__logf __log2f __log10f __sinf __cosf __tanf __saturatef")
+_FLOAT_BINARY = "fminf fmaxf powf fmodf atan2f hypotf copysignf fdimf __fdividef __powf"
+_DOUBLE_UNARY = ("sqrt rsqrt cbrt exp exp2 exp10 expm1 log log2 log10 log1p sin cos tan asin acos atan sinh cosh "
+                 "tanh fabs floor ceil round trunc rint erf")
+_DOUBLE_BINARY = "fmin fmax pow fmod atan2 hypot copysign fdim"
+_ROUNDINGS = ("rn", "rz", "ru", "rd")
+
+SIGNATURES: dict[str, tuple[str, str, str]] = {}
+
+
+def _add(key: str, result: str, params: str, c_name: str | None = None) -> None:
+    SIGNATURES[key] = (result, params, c_name or key)
+
+
+for _name in _FLOAT_UNARY.split():
+    _add(_name, "f", "f")
+for _name in _FLOAT_BINARY.split():
+    _add(_name, "f", "ff")
+_add("fmaf", "f", "fff")
+for _name in _DOUBLE_UNARY.split():
+    _add(_name, "d", "d")
+for _name in _DOUBLE_BINARY.split():
+    _add(_name, "d", "dd")
+_add("fma", "d", "ddd")
+for _r in _ROUNDINGS:   # the IEEE operations with a rounding mode, and conversions
+    for _op in ("fadd", "fsub", "fmul", "fdiv"):
+        _add(f"__{_op}_{_r}", "f", "ff")
+    for _op in ("dadd", "dsub", "dmul", "ddiv"):
+        _add(f"__{_op}_{_r}", "d", "dd")
+    _add(f"__fmaf_{_r}", "f", "fff")
+    _add(f"__fma_{_r}", "d", "ddd")
+    _add(f"__frcp_{_r}", "f", "f")
+    _add(f"__fsqrt_{_r}", "f", "f")
+    _add(f"__drcp_{_r}", "d", "d")
+    _add(f"__dsqrt_{_r}", "d", "d")
+    for _src, _src_code in (("float", "f"), ("double", "d")):
+        for _dst, _dst_code in (("int", "i"), ("uint", "j"), ("ll", "x"), ("ull", "y")):
+            _add(f"__{_src}2{_dst}_{_r}", _dst_code, _src_code)
+    for _src, _src_code in (("int", "i"), ("uint", "j"), ("ll", "x"), ("ull", "y")):
+        _add(f"__{_src}2float_{_r}", "f", _src_code)
+        if _src in ("ll", "ull"):
+            _add(f"__{_src}2double_{_r}", "d", _src_code)
+    _add(f"__double2float_{_r}", "f", "d")
+_add("__frsqrt_rn", "f", "f")
+for _src, _src_code in (("int", "i"), ("uint", "j")):
+    _add(f"__{_src}2double_rn", "d", _src_code)
+for _name, _sig in (("__hadd", "iii"), ("__rhadd", "iii"), ("__uhadd", "jjj"), ("__urhadd", "jjj")):
+    _add(_name, _sig[0], _sig[1:])   # integer halving adds (libdevice)
+for _name in ("__vadd2", "__vadd4", "__vsub2", "__vsub4", "__vabsdiffs2", "__vabsdiffs4", "__vabsdiffu2",
+              "__vabsdiffu4", "__vmaxs2", "__vmaxs4", "__vmaxu2", "__vmaxu4", "__vmins2", "__vmins4",
+              "__vminu2", "__vminu4", "__vavgs2", "__vavgs4", "__vavgu2", "__vavgu4", "__vcmpeq4", "__vsads4",
+              "__vsadu4"):
+    _add(_name, "j", "jj")   # SIMD within a word
+for _name in ("isnan", "isinf", "isfinite", "signbit"):   # classification: an int
+    _add(f"{_name}_f", "i", "f", _name)
+    _add(f"{_name}_d", "i", "d", _name)
+
+C_TYPES = {"f": "float", "d": "double", "i": "int", "j": "unsigned int", "x": "long long",
+           "y": "unsigned long long"}
+
+PTX_FILE = Path(__file__).with_name("mathlib.ptx")
+PREFIX = "__ptxc_"
+
+
+# ---- reading mathlib.ptx ---------------------------------------------------------------
+
+@dataclass
+class Call:
+    """A `{ // callseq ... }` block: st.param of the arguments, call, ld.param of results."""
+    callee: str
+    args: list                       # template operands, in parameter order
+    results: list                    # (template register, byte offset in retval0)
+
+
+@dataclass
+class Template:
+    name: str
+    params: list[str]                # parameter symbol names, in order
+    body: list = field(default_factory=list)   # ir.Instr | ir.Label | Call
+    depot: tuple[int, int] | None = None       # (size, align) of __local_depot
+    reg_types: dict = field(default_factory=dict)   # scoped names (%temp#3) -> PTX class
+    multi_defs: set = field(default_factory=set)    # registers written more than once
+    globals: set = field(default_factory=set)       # module variables it reads
+    steps: list | None = None                       # the body compiled for _expand
+    classes: dict = field(default_factory=dict)     # register name -> vir class
+    needs_end: bool = False                         # returns other than at the end
+
+
+_FUNC_START = re.compile(r"^(?:\.visible )?\.func\s+(?:\([^)]*\)\s*)?(\S+)\($", re.M)
+_REG = re.compile(r"%[A-Za-z_][\w#]*")
+
+
+class Library:
+    def __init__(self, text: str):
+        self.text = text
+        self.spans: dict[str, tuple[int, int]] = {}
+        for m in _FUNC_START.finditer(text):
+            end = text.index("\n}\n", m.end())
+            self.spans[m.group(1)] = (m.start(), end + 2)
+        self.variables: dict[str, ir.Variable] = {}
+        for m in re.finditer(r"^\.global \.align (\d+) \.b8 (\w+)\[(\d+)\] = \{([^}]*)\};", text, re.M):
+            values = [ir.Imm(int(v)) for v in m.group(4).split(",")]
+            self.variables[m.group(2)] = ir.Variable(".global", ".b8", m.group(2), align=int(m.group(1)),
+                                                    array=int(m.group(3)), init=values)
+        self.templates: dict[str, Template] = {}
+
+    def template(self, name: str) -> Template:
+        found = self.templates.get(name)
+        if found is None:
+            start, end = self.spans[name]
+            found = self.templates[name] = _parse_function(name, self.text[start:end], self.variables)
+        return found
+
+
+_LIBRARY: Library | None = None
+
+
+def library() -> Library:
+    global _LIBRARY
+    if _LIBRARY is None:
+        _LIBRARY = Library(PTX_FILE.read_text())
+    return _LIBRARY
+
+
+def _parse_function(name: str, text: str, variables: dict) -> Template:
+    params = re.findall(r"\.param \.\w+ (\w+_param_\d+)", text[:text.index("{")])
+    tpl = Template(name, params)
+    body = text[text.index("{") + 1:text.rindex("}")]
+    lines = [line.strip() for line in body.split("\n")]
+    scopes = [0]           # `{ }` blocks open here (each numbered): their .reg names are theirs
+    count = 0
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        k += 1
+        if not line or line.startswith("//"):
+            continue
+        if line.startswith("{ // callseq"):
+            end = next(j for j in range(k, len(lines)) if lines[j].startswith("} // callseq"))
+            tpl.body.append(_parse_call(lines[k:end]))
+            k = end + 1
+            continue
+        if line == "{":
+            count += 1
+            scopes.append(count)
+            continue
+        if line == "}":
+            scopes.pop()
+            continue
+        if line.startswith(".pragma"):
+            continue
+        m = re.match(r"\.local \.align (\d+) \.b8\s+__local_depot\d+\[(\d+)\];", line)
+        if m:
+            tpl.depot = (int(m.group(2)), int(m.group(1)))
+            continue
+        m = re.match(r"\.reg (\.\w+) ([^<;]+);", line)
+        if m and len(scopes) > 1:  # registers scoped to a `{ }` block: make their names unique
+            for name in m.group(2).split(","):
+                tpl.reg_types[f"{name.strip()}#{scopes[-1]}"] = m.group(1)
+            continue
+        if line.startswith(".reg"):
+            continue
+        if line.endswith(":"):
+            tpl.body.append(ir.Label(line[:-1]))
+            continue
+        instr = _parse_instr(line, scopes, tpl)
+        if instr.opcode == "mov.u64" and instr.operands[0] == ir.Reg("%SPL"):
+            continue
+        for op in instr.operands:
+            if isinstance(op, ir.Symbol) and op.name in variables:
+                tpl.globals.add(op.name)
+        tpl.body.append(instr)
+    defs: dict[str, int] = {}
+    for item in tpl.body:
+        if isinstance(item, ir.Instr):
+            for reg in _defined(item):
+                defs[reg] = defs.get(reg, 0) + 1
+        elif isinstance(item, Call):
+            for reg, _ in item.results:
+                defs[reg.name] = defs.get(reg.name, 0) + 2
+    tpl.multi_defs = {reg for reg, count in defs.items() if count > 1}
+    return tpl
+
+
+def _defined(instr: ir.Instr) -> list[str]:
+    if not instr.operands or instr.opcode.startswith(("st.", "bra", "ret")):
+        return []
+    dst = instr.operands[0]
+    if isinstance(dst, ir.Reg):
+        return [dst.name]
+    if isinstance(dst, ir.Vector):
+        return [e.name for e in dst.elems if isinstance(e, ir.Reg)]
+    return []
+
+
+def _parse_call(lines: list[str]) -> Call:
+    text = " ".join(lines)
+    callee = re.search(r"call\.uni \(retval0\),\s*(\w+),", text).group(1)
+    args = {}
+    for m in re.finditer(r"st\.param\.\w+\s+\[(param\d+)\+0\], ([^;]+);", text):
+        args[int(m.group(1)[5:])] = _operand(m.group(2).strip(), [0])
+    results = [(ir.Reg(m.group(1)), int(m.group(2)))
+               for m in re.finditer(r"ld\.param\.\w+\s+(%\w+), \[retval0\+(\d+)\];", text)]
+    return Call(callee, [args[k] for k in sorted(args)], results)
+
+
+def _split_operands(text: str) -> list[str]:
+    out, depth, start = [], 0, 0
+    for pos, ch in enumerate(text):
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:pos].strip())
+            start = pos + 1
+    tail = text[start:].strip()
+    if tail:
+        out.append(tail)
+    return out
+
+
+def _parse_instr(line: str, scopes: list, tpl: Template) -> ir.Instr:
+    line = line.rstrip(";").strip()
+    guard, negated = None, False
+    if line.startswith("@"):
+        head, line = line.split(None, 1)
+        negated = head.startswith("@!")
+        guard = ir.Reg(head.lstrip("@!"))
+    parts = line.split(None, 1)
+    opcode = parts[0]
+    operands = [_operand(text, scopes, tpl) for text in _split_operands(parts[1])] if len(parts) > 1 else []
+    return ir.Instr(opcode, operands, guard, negated)
+
+
+def _operand(text: str, scopes: list, tpl: Template | None = None):
+    if text.startswith("%"):
+        if tpl is not None:
+            for scope in reversed(scopes):
+                if f"{text}#{scope}" in tpl.reg_types:
+                    return ir.Reg(f"{text}#{scope}")
+        return ir.Reg(text)
+    if text.startswith("["):
+        inner = text[1:-1]
+        m = re.match(r"(.+?)\+(-?\d+)$", inner)
+        base, offset = (m.group(1), int(m.group(2))) if m else (inner, 0)
+        return ir.Address(_operand(base, scopes, tpl), offset)
+    if text.startswith("{"):
+        return ir.Vector(tuple(_operand(e, scopes, tpl) for e in _split_operands(text[1:-1])))
+    if text[:2] in ("0f", "0F") and len(text) == 10:
+        import struct
+        return ir.Imm(struct.unpack("<f", bytes.fromhex(text[2:])[::-1])[0], ".f32")
+    if text[:2] in ("0d", "0D") and len(text) == 18:
+        import struct
+        return ir.Imm(struct.unpack("<d", bytes.fromhex(text[2:])[::-1])[0], ".f64")
+    if re.fullmatch(r"-?\d+", text):
+        return ir.Imm(int(text))
+    return ir.Symbol(text)
+
+
+# ---- instantiation ---------------------------------------------------------------------
+
+_CLASS_OF_PREFIX = {"%p": "p", "%rs": "rs", "%r": "r", "%rd": "rd", "%f": "f", "%fd": "fd"}
+_CLASS_OF_TYPE = {".pred": "p", ".b16": "rs", ".b32": "r", ".b64": "rd", ".f32": "f", ".f64": "fd",
+                  ".u32": "r", ".s32": "r", ".u64": "rd", ".s64": "rd", ".u16": "rs", ".s16": "rs"}
+
+
+def instantiate(cg, name: str, args: list):
+    """Emit the math builtin `name` applied to `args` (operands of the right classes)
+    through the FunctionCodegen `cg`; return the result operand."""
+    return _expand(cg, library().template(PREFIX + name), args)[0]
+
+
+def _expand(cg, tpl: Template, args: list) -> dict:
+    lib = library()
+    if tpl.steps is None:
+        _compile(tpl)
+    classes = tpl.classes
+    multi = tpl.multi_defs
+    regs: dict[str, object] = {}
+    labels: dict[str, str] = {}
+    depot = cg.local_region(*tpl.depot) if tpl.depot else 0
+    for var in tpl.globals:
+        cg.module.add_global(lib.variables[var])
+
+    def reg(name: str):
+        found = regs.get(name)
+        if found is None:
+            if name in ("%SPL", "%SP"):
+                return cg.frame_register(name)
+            found = regs[name] = cg.new_reg(classes[name])
+            if name in multi:
+                cg.mutable.add(found)
+        return found
+
+    def label(name: str) -> str:
+        found = labels.get(name)
+        if found is None:
+            found = labels[name] = cg.make_label()
+        return found
+
+    def value(spec):
+        kind = spec[0]
+        if kind == 0:
+            found = regs.get(spec[1])
+            return found if found is not None else reg(spec[1])
+        if kind == 1:
+            return spec[1]
+        if kind == 2:
+            return ir.Address(reg(spec[1]), spec[2])
+        if kind == 4:
+            return ir.Vector(tuple(value(e) for e in spec[1]))
+        return ir.Symbol(label(spec[1]))
+
+    saved = cg.region_start()
+    results: dict[int, object] = {}
+    end_label = cg.make_label() if tpl.needs_end else None
+    result_regs: dict[int, object] = {}
+    frozen = cg.frozen
+    emit = cg.emit
+    for step in tpl.steps:
+        kind = step[0]
+        if kind == "instr":
+            _, opcode, specs, guard, negated, frame = step
+            operands = [value(s) for s in specs]
+            if frame:
+                operands[2] = ir.Imm(operands[2].value + depot)
+            instr = emit(opcode, *operands, guard=reg(guard) if guard else None, negated=negated, rank=False)
+            frozen.add(id(instr))
+        elif kind == "label":
+            cg.place(label(step[1]))
+        elif kind == "bra":
+            cg.branch(label(step[1]), reg(step[2]) if step[2] else None, step[3])
+        elif kind == "param":
+            _, name, index, wanted = step
+            arg = args[index]
+            if isinstance(arg, ir.Imm) or name in multi or arg.cls != wanted:
+                # a copy (the template reads a float's bits as an integer, or writes it)
+                dst = reg(name)
+                width = "64" if dst.cls in ("rd", "fd") else "32" if dst.cls in ("r", "f") else "16"
+                emit(f"mov.b{width}" if not isinstance(arg, ir.Imm) else f"mov.{_MOV[dst.cls]}", dst, arg)
+            else:
+                regs[name] = arg
+        elif kind == "result":
+            _, offset, spec = step
+            result = value(spec)
+            if end_label is None:
+                results[offset] = result
+            else:
+                if offset not in result_regs:
+                    result_regs[offset] = cg.new_reg(result.cls if not isinstance(result, ir.Imm) else "r")
+                    cg.mutable.add(result_regs[offset])
+                    results[offset] = result_regs[offset]
+                emit(f"mov.{_MOV[result_regs[offset].cls]}", result_regs[offset], result)
+        elif kind == "ret":
+            if end_label is not None:
+                cg.branch(end_label)
+        else:   # a call: expand the callee the same way
+            call = step[1]
+            values = _expand(cg, lib.template(call.callee), [value(_spec(a, tpl)) for a in call.args])
+            for template_reg, offset in call.results:
+                dst = reg(template_reg.name)
+                emit(f"mov.{_MOV[dst.cls]}", dst, values[offset])
+    if end_label is not None:
+        cg.place(end_label)
+    if labels:  # the template branched: what was known before it is known after it
+        cg.region_join(saved)
+    return results
+
+
+def _spec(op, tpl: Template):
+    """An operand as a quick recipe: (0, reg) (1, constant) (2, reg, offset) (4, elems)
+    (5, label)."""
+    if isinstance(op, ir.Reg):
+        _class_of(op.name, tpl)
+        return (0, op.name)
+    if isinstance(op, ir.Address) and isinstance(op.base, ir.Reg):
+        _class_of(op.base.name, tpl)
+        return (2, op.base.name, op.offset)
+    if isinstance(op, ir.Vector):
+        return (4, tuple(_spec(e, tpl) for e in op.elems))
+    if isinstance(op, ir.Symbol) and op.name.startswith("$L__"):
+        return (5, op.name)
+    return (1, op)
+
+
+def _class_of(name: str, tpl: Template) -> str:
+    cls = tpl.classes.get(name)
+    if cls is None:
+        if name in ("%SPL", "%SP"):
+            cls = "rd"
+        elif name in tpl.reg_types:
+            cls = _CLASS_OF_TYPE[tpl.reg_types[name]]
+        else:
+            cls = _CLASS_OF_PREFIX[re.match(r"%[a-z]+", name).group()]
+        tpl.classes[name] = cls
+    return cls
+
+
+def _compile(tpl: Template) -> None:
+    """The template's body as steps _expand runs without re-reading the PTX."""
+    steps = []
+    returns = sum(1 for item in tpl.body if isinstance(item, ir.Instr) and item.opcode == "ret")
+    tpl.needs_end = returns > 1 or (bool(tpl.body) and not _is_ret(tpl.body[-1]))
+    for item in tpl.body:
+        if isinstance(item, ir.Label):
+            steps.append(("label", item.name))
+        elif isinstance(item, Call):
+            for a in item.args:
+                _spec(a, tpl)
+            for template_reg, _ in item.results:
+                _class_of(template_reg.name, tpl)
+            steps.append(("call", item))
+        elif item.opcode.startswith("ld.param") and isinstance(item.operands[1].base, ir.Symbol):
+            name = item.operands[0].name
+            steps.append(("param", name, tpl.params.index(item.operands[1].base.name), _class_of(name, tpl)))
+        elif item.opcode.startswith("st.param"):
+            steps.append(("result", item.operands[0].offset, _spec(item.operands[1], tpl)))
+        elif item.opcode == "ret":
+            steps.append(("ret",))
+        elif item.opcode.startswith("bra"):
+            guard = item.guard.name if item.guard is not None else None
+            if guard:
+                _class_of(guard, tpl)
+            steps.append(("bra", item.operands[0].name, guard, item.guard_negated))
+        else:
+            guard = item.guard.name if item.guard is not None else None
+            if guard:
+                _class_of(guard, tpl)
+            frame = item.opcode == "add.u64" and item.operands[1] in (ir.Reg("%SPL"), ir.Reg("%SP"))
+            steps.append(("instr", item.opcode, tuple(_spec(op, tpl) for op in item.operands), guard,
+                          item.guard_negated, frame))
+    tpl.steps = steps
+
+
+def _is_ret(item) -> bool:
+    return isinstance(item, ir.Instr) and item.opcode == "ret"
+
+
+_MOV = {"p": "pred", "rs": "b16", "r": "b32", "rd": "b64", "f": "f32", "fd": "f64"}
+
+
+# ---- regenerating mathlib.ptx ----------------------------------------------------------
+
+def regenerate(path: Path = PTX_FILE) -> None:
+    """Ask nvcc (the oracle) for every template; write mathlib.ptx."""
+    import tempfile
+
+    from .. import oracle
+    lines = []
+    for key, (result, params, c_name) in SIGNATURES.items():
+        decl = ", ".join(f"{C_TYPES[p]} a{k}" for k, p in enumerate(params))
+        args = ", ".join(f"a{k}" for k in range(len(params)))
+        lines.append(f'extern "C" __device__ {C_TYPES[result]} {PREFIX}{key}({decl}) {{ return {c_name}({args}); }}')
+    with tempfile.TemporaryDirectory() as tmp:
+        cu = Path(tmp) / "mathlib.cu"
+        cu.write_text("\n".join(lines) + "\n")
+        out = Path(tmp) / "mathlib.ptx"
+        oracle.run("nvcc", "-arch=sm_89", "-rdc=true", "-ptx", "-o", str(out), str(cu))
+        ptx = out.read_text()
+    header = ("// Generated by `python -m ptxc.frontend.mathlib` from nvcc 13.5 "
+              "(-arch=sm_89 -rdc=true -ptx); do not edit.\n"
+              "// One .func per math builtin: the PTX NVVM writes for it (see mathlib.py).\n")
+    body = ptx[ptx.index("\n", ptx.index(".address_size")) + 1:]
+    path.write_text(header + body)
+
+
+if __name__ == "__main__":
+    regenerate()
+    print(f"wrote {PTX_FILE}")

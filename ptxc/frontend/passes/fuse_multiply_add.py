@@ -1,0 +1,96 @@
+"""fuse_multiply_add: `mul` feeding `add` becomes `fma.rn` / `mad.lo`, by NVPTX's rules.
+
+CUDA compiles with -fmad=true, and NVPTX's DAG combine (PerformADDCombine) decides
+which products fuse, per basic block; results depend on it bit for bit, so the rules
+are NVPTX's own (checked against nvcc 13.5):
+
+* float and double: `add(x, y)` tries x, then y: a `mul` defined in the same block
+  whose every use (fewer than 5) is an `add` in that block fuses, even if several adds
+  share it (`t = a*b; t + c; t + 1.0f` -> two fma, no mul).  A product used by
+  anything else (a store, a compare, another block) stays a mul and fuses nowhere.
+  `sub` never fuses.
+* integers: a `mul.lo` used only by that one `add` becomes `mad.lo`.
+* what is left of `x * 2.0` becomes `x + x`.
+
+Expects: instructions from mathlib (cg.frozen) keep their exact form; products are
+single-definition temporaries.  Guarantees: fused adds keep their destination and
+place; a product left without uses is deleted.
+"""
+from __future__ import annotations
+
+from ...ptx import ir
+from ..vir import VReg, base_of, defines, instr_uses
+
+
+def fuse_multiply_add(cg, func: ir.Function) -> None:
+    if not cg.multiplies:
+        return
+    frozen = cg.frozen
+    users = _users(cg)
+    for block in cg.blocks:
+        instrs = block.instrs
+        defs_at: dict = {}
+        removed: set = set()
+        for pos, instr in enumerate(instrs):
+            if base_of(instr.opcode) == "add" and len(instr.operands) == 3 and instr.guard is None \
+                    and id(instr) not in frozen:
+                for k in (1, 2):
+                    product = instr.operands[k]
+                    mpos = defs_at.get(product) if isinstance(product, VReg) else None
+                    if mpos is None or product in cg.mutable:
+                        continue
+                    mul = instrs[mpos]
+                    fused = _fused_opcode(mul.opcode, instr.opcode)
+                    if fused is None or id(mul) in frozen or not _may_fuse(mul, product, users, block, fused):
+                        continue
+                    instrs[pos] = ir.Instr(fused, [instr.operands[0], mul.operands[1], mul.operands[2],
+                                                   instr.operands[3 - k]])
+                    users[product].remove(instr)
+                    if not users[product]:
+                        removed.add(mpos)
+                    break
+            if defines(instrs[pos]):
+                defs_at[instrs[pos].operands[0]] = pos
+        if removed:
+            block.instrs = [i for k, i in enumerate(instrs) if k not in removed]
+        for instr in block.instrs:
+            # What is left of x * 2.0 becomes x + x (DAGCombiner's visitFMUL), after
+            # fusion had its chance at the multiply (fma(x, 2.0, y) is not x + x + y).
+            if instr.opcode in ("mul.f32", "mul.f64") and isinstance(instr.operands[2], ir.Imm) \
+                    and instr.operands[2].value == 2.0 and id(instr) not in frozen:
+                instr.opcode = "add." + instr.opcode[4:]
+                instr.operands[2] = instr.operands[1]
+
+
+def _users(cg) -> dict:
+    """register -> list of the instructions that read it (with their block)."""
+    users: dict = {}
+    for block in cg.blocks:
+        for instr in block.instrs:
+            for reg in instr_uses(instr):
+                users.setdefault(reg, []).append(instr)
+    return users
+
+
+def _may_fuse(mul, product, users, block, fused: str) -> bool:
+    uses = users.get(product, [])
+    if fused.startswith("mad"):
+        return len(uses) == 1
+    if len(uses) >= 5:
+        return False
+    in_block = {id(i) for i in block.instrs}
+    return all(id(u) in in_block and base_of(u.opcode) == "add" and u.opcode == _ADD_OF[fused] for u in uses)
+
+
+_ADD_OF = {"fma.rn.f32": "add.f32", "fma.rn.f64": "add.f64"}
+
+
+def _fused_opcode(mul: str, add: str) -> str | None:
+    if mul == "mul.f32" and add == "add.f32":
+        return "fma.rn.f32"
+    if mul == "mul.f64" and add == "add.f64":
+        return "fma.rn.f64"
+    for width in ("32", "64", "16"):
+        if mul == f"mul.lo.s{width}" and add == f"add.s{width}":
+            return f"mad.lo.s{width}"
+    return None

@@ -1,0 +1,87 @@
+"""layout_blocks: the final block order and NVVM's labels.
+
+Drops empty blocks, branches to the next block and unreachable blocks; a block reached
+only by falling through joins its predecessor.  Then numbers the blocks as LLVM does
+and names branch targets `$L__BB<function>_<block>`.  Expects: block labels are
+unique; `cg.aliases` maps renamed labels.  Guarantees: every branch names a label
+that exists; sets cg.block_names and cg.branch_targets for number_registers.
+"""
+from __future__ import annotations
+
+from ...ptx import ir
+from ..vir import base_of
+
+
+def layout_blocks(cg, func: ir.Function) -> None:
+    """Drop empty blocks and branches to the next block; name branch targets $L__BB<f>_<n>
+    (n: the block's position, counting blocks as LLVM does)."""
+    aliases = dict(cg.aliases)
+
+    def resolve(label):
+        seen = set()
+        while label in aliases and label not in seen:
+            seen.add(label)
+            label = aliases[label]
+        return label
+
+    blocks = cg.blocks
+    changed = True
+    while changed:
+        changed = False
+        # an empty block is an alias of the next one
+        kept = []
+        for k, block in enumerate(blocks):
+            if not block.instrs and k + 1 < len(blocks):
+                aliases[block.label] = blocks[k + 1].label
+                changed = True
+                continue
+            kept.append(block)
+        blocks = kept
+        # a jump to the next block falls through
+        for k, block in enumerate(blocks[:-1]):
+            term = block.terminator()
+            if term is not None and base_of(term.opcode) == "bra" and term.guard is None and \
+                    resolve(term.operands[0].name) == resolve(blocks[k + 1].label):
+                block.instrs.pop()
+                changed = True
+        # unreachable blocks (after an unconditional jump, never targeted)
+        targets = set()
+        for block in blocks:
+            for instr in block.instrs:
+                if base_of(instr.opcode) == "bra":
+                    targets.add(resolve(instr.operands[0].name))
+        kept = [blocks[0]]
+        for k, block in enumerate(blocks[1:], 1):
+            prev = kept[-1].terminator()
+            falls_in = prev is None or (base_of(prev.opcode) == "bra" and prev.guard is not None)
+            if not falls_in and resolve(block.label) not in targets and block.label not in targets:
+                changed = True
+                continue
+            kept.append(block)
+        blocks = kept
+        # a block reached only by falling through is part of the block before it
+        targets = {resolve(instr.operands[0].name) for block in blocks for instr in block.instrs
+                   if base_of(instr.opcode) == "bra"}
+        merged = [blocks[0]]
+        for block in blocks[1:]:
+            prev = merged[-1]
+            if prev.terminator() is None and resolve(block.label) not in targets:
+                prev.instrs.extend(block.instrs)
+                aliases[block.label] = prev.label
+                changed = True
+                continue
+            merged.append(block)
+        blocks = merged
+    cg.blocks = blocks
+    names = {}
+    for n, block in enumerate(blocks):
+        names[block.label] = f"$L__BB{cg.index}_{n}"
+    targets = set()
+    for block in blocks:
+        for instr in block.instrs:
+            if base_of(instr.opcode) == "bra":
+                target = names[resolve(instr.operands[0].name)]
+                instr.operands[0] = ir.Symbol(target)
+                targets.add(target)
+    cg.block_names = names
+    cg.branch_targets = targets

@@ -1,0 +1,83 @@
+"""number_registers: NVVM's register names; writes func.body and func.regs.
+
+Per class (%p, %rs, %r, %rd, %f, %fd), from 1: first the values live across blocks
+(defined in one block and used in another, or defined in several), in order of
+definition, as LLVM's FunctionLoweringInfo creates their virtual registers before
+instruction selection; then kernel parameters live across blocks, in parameter order;
+then every other value in order of definition.  Expects: layout_blocks ran.
+Guarantees: no vir.VReg is left; `.reg` lines come in NVVM's order.
+"""
+from __future__ import annotations
+
+from ...ptx import ir
+from ..vir import REG_DECL, REG_DECL_ORDER, VReg, defines, instr_defs, instr_uses
+
+Address, Vector = ir.Address, ir.Vector
+
+
+def number_registers(cg, func: ir.Function) -> None:
+    def_block: dict = {}
+    cross: set = set()
+    order: list = []
+    for bindex, block in enumerate(cg.blocks):
+        for instr in block.instrs:
+            # defs first, then uses (instr_defs / instr_uses, inlined: this is hot)
+            ops = instr.operands
+            if instr.opcode == "inline.asm":
+                regs = instr_defs(instr) + instr_uses(instr)
+            elif ops and ops[0].__class__ is VReg and defines(instr):
+                regs = []
+                for op in ops:
+                    cls = op.__class__
+                    if cls is VReg:
+                        regs.append(op)
+                    elif cls is Address:
+                        if op.base.__class__ is VReg:
+                            regs.append(op.base)
+                    elif cls is Vector:
+                        regs.extend(e for e in op.elems if e.__class__ is VReg)
+            else:
+                regs = instr_defs(instr) + instr_uses(instr)
+            if instr.guard is not None and instr.guard not in regs:
+                regs.append(instr.guard)
+            for reg in regs:
+                where = def_block.get(reg)
+                if where is None:
+                    def_block[reg] = bindex
+                    order.append(reg)
+                elif where != bindex:
+                    cross.add(reg)
+    param_loads = cg.param_loads
+    params = sorted((r for r in order if r in cross and r in param_loads), key=lambda r: param_loads[r])
+    first = [r for r in order if r in cross and r not in param_loads]
+    rest = [r for r in order if r not in cross]
+    counters = {cls: 0 for cls in REG_DECL}
+    prefixes = {cls: prefix for cls, (_, prefix) in REG_DECL.items()}
+    names: dict = {}
+    for reg in first + params + rest:
+        n = counters[reg.cls] + 1
+        counters[reg.cls] = n
+        names[reg] = ir.Reg(f"{prefixes[reg.cls]}{n}")
+    for block in cg.blocks:
+        for instr in block.instrs:
+            ops = instr.operands
+            for k, op in enumerate(ops):
+                cls = op.__class__
+                if cls is VReg:
+                    ops[k] = names[op]
+                elif cls is Address:
+                    if op.base.__class__ is VReg:
+                        ops[k] = Address(names[op.base], op.offset)
+                elif cls is Vector:
+                    ops[k] = Vector(tuple(names.get(e, e) for e in op.elems))
+            if instr.guard is not None:
+                instr.guard = names[instr.guard]
+    func.regs = [ir.RegDecl(REG_DECL[cls][0], REG_DECL[cls][1], counters[cls] + 1)
+                 for cls in REG_DECL_ORDER if counters[cls]]
+    body: list = []
+    for block in cg.blocks:
+        name = cg.block_names[block.label]
+        if name in cg.branch_targets:
+            body.append(ir.Label(name))
+        body.extend(block.instrs)
+    func.body = body

@@ -1,0 +1,62 @@
+"""propagate_copies: `mov %a, %b` goes when %a is only that copy of an unchanging %b.
+
+Codegen copies a value where a variable may change later (a snapshot), or where a
+register variable is set once (a struct field, an inlined function's result); when %a
+is written only by the copy and %b does not change after it -- %b is written once, or
+only in the copy's block before the copy -- the copy is only a second name, which
+mem2reg/SROA would not have made.  Expects: vir blocks.  Guarantees: every read of %a
+reads %b (same class), which holds the same value there.
+"""
+from __future__ import annotations
+
+from ...ptx import ir
+from ..vir import VReg, instr_defs
+
+
+def propagate_copies(cg, func: ir.Function) -> None:
+    defs: dict = {}
+    last_def: dict = {}      # register -> (block index, position) of its last definition
+    def_blocks: dict = {}    # register -> the blocks that write it
+    for b, block in enumerate(cg.blocks):
+        for pos, instr in enumerate(block.instrs):
+            for reg in instr_defs(instr):
+                defs[reg] = defs.get(reg, 0) + 1
+                last_def[reg] = (b, pos)
+                def_blocks.setdefault(reg, set()).add(b)
+    rename: dict = {}
+    for b, block in enumerate(cg.blocks):
+        for pos, instr in enumerate(block.instrs):
+            if instr.opcode.startswith("mov.") and instr.guard is None and len(instr.operands) == 2:
+                dst, src = instr.operands
+                if dst.__class__ is VReg and src.__class__ is VReg and dst.cls == src.cls \
+                        and defs.get(dst) == 1 and dst not in cg.param_loads and src not in rename \
+                        and (defs.get(src, 0) <= 1 or (def_blocks[src] == {b} and last_def[src][1] < pos)):
+                    rename[dst] = src
+    if not rename:
+        return
+
+    def resolve(reg):
+        while reg in rename:
+            reg = rename[reg]
+        return reg
+    for block in cg.blocks:
+        kept = []
+        for instr in block.instrs:
+            ops = instr.operands
+            if instr.opcode.startswith("mov.") and ops and ops[0].__class__ is VReg and ops[0] in rename:
+                continue
+            for k, op in enumerate(ops):
+                cls = op.__class__
+                if cls is VReg:
+                    if op in rename:
+                        ops[k] = resolve(op)
+                elif cls is ir.Address:
+                    if op.base.__class__ is VReg and op.base in rename:
+                        ops[k] = ir.Address(resolve(op.base), op.offset)
+                elif cls is ir.Vector:
+                    if any(e in rename for e in op.elems if e.__class__ is VReg):
+                        ops[k] = ir.Vector(tuple(resolve(e) if e.__class__ is VReg else e for e in op.elems))
+            if instr.guard is not None and instr.guard in rename:
+                instr.guard = resolve(instr.guard)
+            kept.append(instr)
+        block.instrs = kept

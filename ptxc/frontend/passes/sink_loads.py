@@ -1,0 +1,66 @@
+"""sink_loads: loads that feed one instruction together move to just before it.
+
+Outside the entry block, nvcc 13.5 issues the loads an instruction needs right before
+it, in reverse source order (vadd loads b[i], then a[i], then adds); a lone load stays
+where it is, and the entry block keeps source order.  Expects: vir blocks.
+Guarantees: a load never moves past a store, atomic, barrier, fence or call, nor past
+an earlier reader of its value, nor past a write of a register its address reads.
+"""
+from __future__ import annotations
+
+from ...ptx import ir
+from ..vir import VReg, base_of, instr_defs, instr_uses
+
+_BARRIERS = frozenset({"st", "atom", "red", "bar", "membar", "call", "inline"})
+
+
+def sink_loads(cg, func: ir.Function) -> None:
+    if cg.loads < 2:
+        return
+    order = cg.load_order
+    frozen = cg.frozen
+    for block in cg.blocks[1:]:
+        instrs = block.instrs
+        if sum(1 for i in instrs if _movable(i)) < 2:
+            continue
+        pending: dict = {}      # value register of an unread load -> the load
+        moves: dict = {}        # id(user) -> the loads to put before it
+        moved: set = set()
+        for instr in instrs:
+            found = []
+            for reg in instr_uses(instr):
+                load = pending.pop(reg, None)
+                if load is not None and load not in found:
+                    found.append(load)
+            if len(found) >= 2:
+                found.sort(key=lambda ld: -order.get(id(ld), 0))
+                moves[id(instr)] = found
+                moved.update(id(ld) for ld in found)
+            if base_of(instr.opcode) in _BARRIERS:
+                pending.clear()
+                continue
+            written = instr_defs(instr)
+            if written and pending:
+                for reg in written:
+                    pending.pop(reg, None)
+                    for value, load in list(pending.items()):
+                        if load.operands[1].base is reg:
+                            del pending[value]
+            if _movable(instr) and id(instr) not in frozen:
+                pending[instr.operands[0]] = instr
+        if moves:
+            out = []
+            for instr in instrs:
+                if id(instr) in moved:
+                    continue
+                loads = moves.get(id(instr))
+                if loads:
+                    out.extend(loads)
+                out.append(instr)
+            block.instrs = out
+
+
+def _movable(instr: ir.Instr) -> bool:
+    opcode = instr.opcode
+    return opcode.startswith("ld.") and ".param" not in opcode and ".volatile" not in opcode \
+        and bool(instr.operands) and instr.operands[0].__class__ is VReg

@@ -1,0 +1,369 @@
+"""Decisions made before emitting a function body: what lives in memory, what unrolls.
+
+Input: the typed AST of one function definition (sema done).  Output: a `BodyPlan`:
+
+* `unroll`: for each `for` loop that NVVM would unroll fully, the values its induction
+  variable takes (`for (int k = 0; k < 4; k++)` -> [0, 1, 2, 3]).  A loop unrolls when
+  its trip count is a compile-time constant and it is small (trip count x body size
+  within LLVM's -O3 threshold), or when `#pragma unroll` asks (`#pragma unroll 1`
+  forbids it).  The induction variable must be declared by the loop and not written
+  in its body.
+* `in_memory`: the local variables that need the local memory frame (NVVM's
+  `__local_depot`): aggregates (arrays, structs) indexed with a value that is not a
+  compile-time constant once loops are unrolled, or whose address escapes (`&a[i]`,
+  an array passed as a pointer), and scalars whose address is taken.  Every other
+  local aggregate is split into one register per scalar field, as LLVM's SROA does.
+* `written`: local aggregates assigned after their declaration (whole or in part);
+  the others are names for their initial value.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from . import ast as A
+from . import sema as S
+
+# LLVM's full-unroll threshold at -O3 (UnrollThresholdAggressive), in its own units:
+# one unit per instruction of the unrolled body, estimated here as AST operations.
+UNROLL_THRESHOLD = 300
+MAX_TRIP_COUNT = 64          # without a pragma
+MAX_PRAGMA_TRIP_COUNT = 1024  # with `#pragma unroll`
+
+
+@dataclasses.dataclass
+class BodyPlan:
+    unroll: dict = dataclasses.field(default_factory=dict)     # id(ForStmt) -> [values]
+    in_memory: set = dataclasses.field(default_factory=set)    # VarSymbols
+    written: set = dataclasses.field(default_factory=set)      # VarSymbols (aggregates)
+
+
+def is_aggregate(t: S.Type) -> bool:
+    return isinstance(t, (S.StructType, S.ArrayType))
+
+
+_FIELDS: dict[type, tuple] = {}
+
+
+def children(node):
+    """The AST nodes directly inside `node` (lists flattened)."""
+    cls = node.__class__
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls)
+                                     if f.name not in ("loc", "type", "symbol", "callee", "compute_type",
+                                                       "const_value"))
+    out = []
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, A.Node):
+            out.append(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, A.Node):
+                    out.append(item)
+                elif isinstance(item, tuple):  # asm operands: (constraint, expr)
+                    out.extend(x for x in item if isinstance(x, A.Node))
+    return out
+
+
+def strip_casts(expr):
+    while isinstance(expr, A.ImplicitCast):
+        expr = expr.operand
+    return expr
+
+
+def local_root(expr):
+    """The local variable an lvalue path (`v`, `v.f`, `v[i]`, `v.a[i].b`) starts at."""
+    while True:
+        if isinstance(expr, A.Ident):
+            sym = expr.symbol
+            return sym if isinstance(sym, S.VarSymbol) and sym.kind in ("local", "param") else None
+        if isinstance(expr, A.Member) and not expr.arrow:
+            expr = expr.base
+        elif isinstance(expr, A.Index):
+            base = expr.base
+            if isinstance(base, A.ImplicitCast) and isinstance(base.operand.type, S.ArrayType):
+                expr = base.operand
+            else:
+                return None
+        else:
+            return None
+
+
+class Planner:
+    def __init__(self, pragmas: dict[int, str] | None = None, deref_cache: dict | None = None):
+        self.plan = BodyPlan()
+        self.pragmas = pragmas or {}
+        self.deref_cache = deref_cache if deref_cache is not None else {}
+        self.constants: set = set()   # induction variables of unrolled loops being scanned
+
+    # ---- the walk ----------------------------------------------------------------------
+    def visit(self, node) -> None:
+        if isinstance(node, A.ForStmt):
+            self.visit_for(node)
+            return
+        if isinstance(node, A.Index):
+            self.visit_index(node)
+            return
+        if isinstance(node, A.ImplicitCast) and isinstance(node.operand.type, S.ArrayType):
+            self.escape(node.operand)   # an array used as a pointer
+        elif isinstance(node, A.Unary) and node.op == "&":
+            self.escape(node.operand)
+        elif isinstance(node, (A.Assign, A.PreIncDec, A.PostIncDec)):
+            target = node.target if isinstance(node, A.Assign) else node.operand
+            root = local_root(target)
+            if root is not None and is_aggregate(root.type):
+                self.plan.written.add(root)
+        elif isinstance(node, A.AsmStmt):
+            for _, expr in node.outputs:
+                root = local_root(expr)
+                if root is not None and is_aggregate(root.type):
+                    self.plan.written.add(root)
+        elif isinstance(node, A.Call) and node.callee is not None and node.callee.definition is not None \
+                and node.callee.builtin is None:
+            self.visit_call(node)
+            return
+        for child in children(node):
+            self.visit(child)
+
+    def visit_call(self, node: A.Call) -> None:
+        """`f(&x)` where f only dereferences that parameter: x can stay in registers
+        (after inlining, `*p` is x itself, as SROA makes it)."""
+        self.visit(node.func)
+        fdef = node.callee.definition
+        for k, arg in enumerate(node.args):
+            inner = arg
+            while isinstance(inner, A.ImplicitCast) and S.is_pointer(inner.type):
+                inner = inner.operand
+            if isinstance(inner, A.Unary) and inner.op == "&" and local_root(inner.operand) is not None \
+                    and k < len(fdef.param_symbols) and deref_only(fdef, k, self.deref_cache):
+                root = local_root(inner.operand)
+                self.plan.written.add(root)
+                self.visit_path(inner.operand)
+            else:
+                self.visit(arg)
+
+    def visit_index(self, node: A.Index) -> None:
+        base = node.base
+        root = None
+        if isinstance(base, A.ImplicitCast) and isinstance(base.operand.type, S.ArrayType):
+            root = local_root(base.operand)
+            if root is not None and not self.constant(node.index):
+                self.plan.in_memory.add(root)
+            self.visit_path(base.operand)
+        else:
+            self.visit(base)
+        self.visit(node.index)
+
+    def visit_path(self, expr) -> None:
+        """The base of an index: walk it without counting its decay as an escape."""
+        if isinstance(expr, A.Index):
+            self.visit_index(expr)
+        elif isinstance(expr, A.Member) and not expr.arrow:
+            self.visit_path(expr.base)
+        else:
+            self.visit(expr)
+
+    def escape(self, expr) -> None:
+        root = local_root(expr)
+        if root is not None:
+            self.plan.in_memory.add(root)
+
+    def constant(self, expr) -> bool:
+        """Is `expr` a compile-time constant once the enclosing loops are unrolled?"""
+        if S.constant_value(expr) is not None:
+            return True
+        if isinstance(expr, (A.ImplicitCast, A.Cast)):
+            return self.constant(expr.operand)
+        if isinstance(expr, A.Ident):
+            return expr.symbol in self.constants
+        if isinstance(expr, A.Unary):
+            return expr.op in "-+~" and self.constant(expr.operand)
+        if isinstance(expr, A.Binary):
+            return expr.op not in ("&&", "||") and self.constant(expr.lhs) and self.constant(expr.rhs)
+        return False
+
+    # ---- loops -------------------------------------------------------------------------
+    def visit_for(self, stmt: A.ForStmt) -> None:
+        values = self.trip_values(stmt)
+        pragma = self.pragmas.get(stmt.loc[0])
+        if values is not None:
+            limit = _pragma_count(pragma)
+            if limit == 1:
+                values = None
+            elif limit is None and len(values) > MAX_TRIP_COUNT:
+                values = None
+            elif limit is not None and len(values) > limit:
+                values = None
+            elif limit is None and len(values) * body_cost(stmt.body) > UNROLL_THRESHOLD:
+                values = None
+        if stmt.init is not None:
+            self.visit(stmt.init)
+        for part in (stmt.cond, stmt.step):
+            if part is not None:
+                self.visit(part)
+        if values is None:
+            self.visit(stmt.body)
+            return
+        sym = stmt.init.declarators[0].symbol
+        self.plan.unroll[id(stmt)] = values
+        self.constants.add(sym)
+        self.visit(stmt.body)
+        self.constants.discard(sym)
+
+    def trip_values(self, stmt: A.ForStmt):
+        """The values of the induction variable, if the loop runs a constant number of
+        times: `for (int k = C0; k < C1; k += C)` and the like."""
+        init = stmt.init
+        if not (isinstance(init, A.Declaration) and len(init.declarators) == 1):
+            return None
+        decl = init.declarators[0]
+        sym = decl.symbol
+        if sym is None or not isinstance(sym.type, S.IntType) or sym.type.name == "bool" or decl.init is None:
+            return None
+        start = S.constant_value(decl.init)
+        if not isinstance(start, int) or stmt.cond is None or stmt.step is None:
+            return None
+        cond = strip_casts(stmt.cond)
+        if not (isinstance(cond, A.Binary) and cond.op in ("<", "<=", ">", ">=", "!=")):
+            return None
+        op, lhs, rhs = cond.op, strip_casts(cond.lhs), cond.rhs
+        if not (isinstance(lhs, A.Ident) and lhs.symbol is sym):
+            return None
+        limit = S.constant_value(rhs)
+        if not isinstance(limit, (int, float)):
+            return None
+        step = _step_function(stmt.step, sym)
+        if step is None or _writes(stmt.body, sym) or sym.address_taken:
+            return None
+        compare = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+                   ">=": lambda a, b: a >= b, "!=": lambda a, b: a != b}[op]
+        values = []
+        value = start
+        while compare(value, limit):
+            values.append(value)
+            if len(values) > MAX_PRAGMA_TRIP_COUNT:
+                return None
+            value = S.convert_constant(step(value), sym.type)
+        return values
+
+
+def deref_only(fdef: A.FunctionDef, index: int, cache: dict) -> bool:
+    """Does function `fdef` use its pointer parameter `index` only to reach the object
+    it points to (`*p`, `p->f`, `p[0]`, or passing it on to such a parameter)?
+    `cache` (per compilation) remembers the answers, keyed by the parameter's symbol."""
+    psym = fdef.param_symbols[index]
+    found = cache.get(psym)
+    if found is None:
+        cache[psym] = False  # recursion: assume not while deciding
+        found = S.is_pointer(psym.type) and psym.assign_count == 0 and not psym.address_taken \
+            and _uses_are_derefs(fdef.body, None, psym, cache)
+        cache[psym] = found
+    return found
+
+
+def _uses_are_derefs(node, parent, psym, cache) -> bool:
+    if isinstance(node, A.Ident) and node.symbol is psym:
+        if isinstance(parent, A.Unary) and parent.op == "*":
+            return True
+        if isinstance(parent, A.Member) and parent.arrow:
+            return True
+        if isinstance(parent, A.Index) and parent.base is node and S.constant_value(parent.index) == 0:
+            return True
+        if isinstance(parent, A.Call) and parent.callee is not None and parent.callee.definition is not None \
+                and parent.callee.builtin is None:
+            k = next(i for i, a in enumerate(parent.args) if strip_pointer_casts(a) is node)
+            return deref_only(parent.callee.definition, k, cache)
+        if isinstance(parent, A.ImplicitCast) and S.is_pointer(parent.type):
+            return True  # checked again at the cast's own parent
+        return False
+    if isinstance(node, A.ImplicitCast) and S.is_pointer(node.type) and isinstance(node.operand, A.Ident) \
+            and node.operand.symbol is psym:
+        return _uses_are_derefs(node.operand, parent, psym, cache)
+    return all(_uses_are_derefs(child, node, psym, cache) for child in children(node))
+
+
+def strip_pointer_casts(expr):
+    while isinstance(expr, A.ImplicitCast) and S.is_pointer(expr.type):
+        expr = expr.operand
+    return expr
+
+
+def _pragma_count(pragma: str | None) -> int | None:
+    """None: no pragma; 0: `#pragma unroll` (no count); N: `#pragma unroll N`."""
+    if pragma is None:
+        return None
+    words = pragma.split()
+    if len(words) >= 2 and words[1].isdigit():
+        return int(words[1])
+    return MAX_PRAGMA_TRIP_COUNT
+
+
+def _step_function(step, sym):
+    step = strip_casts(step)
+    if isinstance(step, (A.PreIncDec, A.PostIncDec)) and isinstance(step.operand, A.Ident) \
+            and step.operand.symbol is sym:
+        return (lambda v: v + 1) if step.op == "++" else (lambda v: v - 1)
+    if isinstance(step, A.Assign) and isinstance(step.target, A.Ident) and step.target.symbol is sym:
+        c = S.constant_value(step.value)
+        if not isinstance(c, int):
+            return None
+        return {"+=": lambda v: v + c, "-=": lambda v: v - c, "*=": lambda v: v * c,
+                "<<=": lambda v: v << c, ">>=": lambda v: v >> c}.get(step.op)
+    return None
+
+
+def _writes(node, sym) -> bool:
+    """Is `sym` assigned (or its address taken) anywhere inside `node`?"""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        target = None
+        if isinstance(node, A.Assign):
+            target = node.target
+        elif isinstance(node, (A.PreIncDec, A.PostIncDec)):
+            target = node.operand
+        elif isinstance(node, A.Unary) and node.op == "&":
+            target = node.operand
+        if target is not None and isinstance(strip_casts(target), A.Ident) and strip_casts(target).symbol is sym:
+            return True
+        stack.extend(children(node))
+    return False
+
+
+def body_cost(node) -> int:
+    """Roughly the instructions `node` becomes: its operations, with inner loops that
+    unroll counted once per iteration."""
+    cost = 0
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (A.Binary, A.Unary, A.Assign, A.PreIncDec, A.PostIncDec, A.Call, A.Index,
+                             A.Conditional, A.IfStmt, A.Member)):
+            cost += 1
+        if isinstance(node, A.Call):
+            callee = node.callee
+            if callee is not None and callee.definition is not None:
+                cost += body_cost(callee.definition.body)
+        stack.extend(children(node))
+    return cost
+
+
+def plan_body(body: A.Node, pragmas: dict[int, str] | None = None, deref_cache: dict | None = None) -> BodyPlan:
+    planner = Planner(pragmas, deref_cache)
+    planner.visit(body)
+    return planner.plan
+
+
+def loop_pragmas(pragmas: list[tuple[int, str]], loop_lines) -> dict[int, str]:
+    """`#pragma unroll` lines mapped to the line of the loop each precedes (the first
+    loop starting within the next few lines)."""
+    out: dict[int, str] = {}
+    lines = sorted(set(loop_lines))
+    for line, text in pragmas:
+        if not text.startswith("unroll"):
+            continue
+        following = [ln for ln in lines if line < ln <= line + 3]
+        if following:
+            out[following[0]] = text
+    return out

@@ -1,0 +1,259 @@
+"""insert_bssy: reconverge diverged threads where their paths meet again (BSSY / BSYNC).
+
+On sm_70 and later a warp whose threads branched apart does not come back together
+by itself: `BSSY Bn, join` records the threads present in convergence barrier Bn,
+and `BSYNC Bn` at the join makes each of them wait there until all that have not
+exited arrived.  ptxas brackets every divergent region so; without it the threads
+of a warp run the rest of the kernel apart, one path at a time (the emulator
+serializes them the same way).
+
+For each conditional branch (not `bra.uni`) the join is the branch block's
+immediate post-dominator; a branch whose paths only end in EXIT needs no join.  The
+region is what the branch reaches before the join.  The BSSY goes before the
+branch, unless the region holds the header of a loop around the branch (a loop's
+exit test): then it goes in a preheader before the loop, created if the block
+entering the loop has other successors, so that it runs once per entry into the
+loop and not per iteration.  Regions with the same join and nested entries share
+one barrier; barriers are numbered so that regions that overlap use different
+ones (at most 16).
+
+Expects: the final code (after order_instrs and assign_regs): blocks in layout
+order, branches naming block labels, `bra.uni` branches marked by their comment.
+Guarantees: every divergent branch is inside a BSSY/BSYNC pair whose BSYNC every
+path from the branch reaches (or exits first); blocks keep their order, with
+preheaders added before loop headers where needed.
+"""
+from __future__ import annotations
+
+from ..sass.ir import Block, Instr, Reg, Target
+from .assign_regs import successors
+from .kernel_info import info_of
+
+MAX_BARRIERS = 16
+
+
+def insert_bssy(func) -> None:
+    regions = _regions(func)
+    if not regions:
+        return
+    regions = _with_preheaders(func, regions)
+    succs = successors(func)
+    index = {b.label: k for k, b in enumerate(func.blocks)}
+    spans = [_span(succs, index[entry], index[join]) | {index[entry], index[join]} for entry, join in regions]
+    colors = _color(spans)
+    for (entry, join), barrier in zip(regions, colors):
+        block = func.blocks[index[entry]]
+        at = len(block.instrs)
+        if block.instrs and block.instrs[-1].op in ("BRA", "EXIT", "RET"):
+            at -= 1
+        block.instrs.insert(at, Instr("BSSY", (), [Reg("B", barrier)], [Target(join)], comment="divergent region"))
+        func.blocks[index[join]].instrs.insert(0, Instr("BSYNC", (), [], [Reg("B", barrier)], comment="join"))
+    info_of(func).convergence_barriers = max(colors) + 1
+
+
+def _regions(func) -> list:
+    """(entry label, join label) per divergent region, deduplicated."""
+    succs = successors(func)
+    n = len(func.blocks)
+    preds = [[] for _ in range(n)]
+    for b, out in enumerate(succs):
+        for s in out:
+            preds[s].append(b)
+    ipdom = _post_dominators(succs, n)
+    idom = _dominators(preds, n)
+    found = []   # (entry block, is a preheader of it, join block)
+    for b, block in enumerate(func.blocks):
+        branch = block.instrs[-1] if block.instrs else None
+        if branch is None or branch.op != "BRA" or not _conditional(branch) or branch.comment == "uniform":
+            continue
+        join = ipdom[b]
+        if join is None or join >= n:
+            continue
+        header = _loop_header(_span(succs, b, join), b, idom, preds)
+        entry = (header, True) if header is not None else (b, False)
+        if (entry, join) not in found:
+            found.append((entry, join))
+    # Regions with one join: the outermost (its entry dominating the others') is enough.
+    kept = [(entry, join) for entry, join in found
+            if not any(j == join and e != entry and _dominates(idom, e[0], entry[0])
+                       and not (e[0] == entry[0] and entry[1] and not e[1]) for e, j in found)]
+    labels = [b.label for b in func.blocks]
+    return [((("preheader", labels[e]) if pre else labels[e]), labels[join]) for (e, pre), join in kept]
+
+
+def _conditional(instr) -> bool:
+    if instr.pred is not None and not (instr.pred.is_zero and not instr.pred.inv):
+        return True
+    return any(isinstance(op, Reg) and op.file == "P" and not (op.is_zero and not op.inv) for op in instr.srcs)
+
+
+def _span(succs, start: int, stop: int) -> set:
+    """Blocks reachable from `start` without passing through `stop`."""
+    seen, work = {start}, [start]
+    while work:
+        b = work.pop()
+        for s in succs[b]:
+            if s != stop and s not in seen:
+                seen.add(s)
+                work.append(s)
+    return seen
+
+
+def _loop_header(region: set, branch: int, idom: list, preds: list):
+    """The header of a loop around `branch` whose blocks the region holds: a block of
+    the region that dominates the branch block and is entered from the branch's side
+    by a back edge."""
+    best = None
+    for h in region:
+        if not _dominates(idom, h, branch):
+            continue
+        if any(p in region and _dominates(idom, h, p) for p in preds[h]):
+            if best is None or _dominates(idom, h, best):
+                best = h
+    return best
+
+
+def _dominates(idom: list, a: int, b: int) -> bool:
+    while b is not None:
+        if a == b:
+            return True
+        b = idom[b] if idom[b] != b else None
+    return False
+
+
+def _dominators(preds: list, n: int) -> list:
+    """Immediate dominators (Cooper, Harvey, Kennedy), block 0 the entry; None if unreachable."""
+    order = _reverse_postorder([[s for s in range(n) if b in preds[s]] for b in range(n)], 0, n)
+    rank = {b: k for k, b in enumerate(order)}
+    idom = [None] * n
+    idom[0] = 0
+    changed = True
+    while changed:
+        changed = False
+        for b in order[1:]:
+            new = None
+            for p in preds[b]:
+                if idom[p] is None:
+                    continue
+                new = p if new is None else _intersect(idom, rank, p, new)
+            if new is not None and idom[b] != new:
+                idom[b], changed = new, True
+    return idom
+
+
+def _intersect(idom, rank, a, b):
+    while a != b:
+        while rank[a] > rank[b]:
+            a = idom[a]
+        while rank[b] > rank[a]:
+            b = idom[b]
+    return a
+
+
+def _reverse_postorder(succs, start: int, n: int) -> list:
+    seen, order = set(), []
+
+    def visit(b):
+        stack = [(b, iter(succs[b]))]
+        seen.add(b)
+        while stack:
+            node, it = stack[-1]
+            nxt = next((s for s in it if s not in seen), None)
+            if nxt is None:
+                stack.pop()
+                order.append(node)
+            else:
+                seen.add(nxt)
+                stack.append((nxt, iter(succs[nxt])))
+    visit(start)
+    return list(reversed(order))
+
+
+def _post_dominators(succs, n: int) -> list:
+    """Immediate post-dominators; node n is the virtual exit every exiting block reaches."""
+    rsuccs = [[] for _ in range(n + 1)]   # edges of the reversed graph
+    for b, out in enumerate(succs):
+        if not out:
+            rsuccs[n].append(b)
+        for s in out:
+            rsuccs[s].append(b)
+    rpreds = [[] for _ in range(n + 1)]
+    for b, out in enumerate(rsuccs):
+        for s in out:
+            rpreds[s].append(b)
+    order = _reverse_postorder(rsuccs, n, n + 1)
+    rank = {b: k for k, b in enumerate(order)}
+    ipdom = [None] * (n + 1)
+    ipdom[n] = n
+    changed = True
+    while changed:
+        changed = False
+        for b in order[1:]:
+            new = None
+            for p in rpreds[b]:
+                if ipdom[p] is None:
+                    continue
+                new = p if new is None else _intersect(ipdom, rank, p, new)
+            if new is not None and ipdom[b] != new:
+                ipdom[b], changed = new, True
+    return [x if x != n else None for x in ipdom[:n]]
+
+
+def _with_preheaders(func, regions: list) -> list:
+    """Replace ('preheader', header) entries by a block that enters the loop once,
+    creating one before the header when the block entering it does not fit."""
+    out = []
+    made = {}
+    for entry, join in regions:
+        if isinstance(entry, tuple):
+            header = entry[1]
+            if header not in made:
+                made[header] = _preheader(func, header)
+            entry = made[header]
+        if (entry, join) not in out:
+            out.append((entry, join))
+    return out
+
+
+def _preheader(func, header: str) -> str:
+    """A block whose only successor is the loop header, run once per entry into the
+    loop: a new block placed right before the header, taking the edges that enter
+    the loop from outside (back edges come from blocks the header dominates)."""
+    succs = successors(func)
+    n = len(func.blocks)
+    preds = [[] for _ in range(n)]
+    for b, out in enumerate(succs):
+        for s in out:
+            preds[s].append(b)
+    idom = _dominators(preds, n)
+    h = next(k for k, b in enumerate(func.blocks) if b.label == header)
+    outside = [p for p in preds[h] if not _dominates(idom, h, p)]
+    label = f"{header}$preheader"
+    for p in outside:
+        for instr in func.blocks[p].instrs:
+            if instr.op == "BRA":
+                instr.srcs = [Target(label) if isinstance(op, Target) and op.label == header else op
+                              for op in instr.srcs]
+    before = h - 1
+    if before >= 0 and before not in outside and _falls_into(func, before, succs, h):
+        func.blocks[before].instrs.append(Instr("BRA", (), [], [Target(header)], comment="back edge"))
+    func.blocks.insert(h, Block(label))
+    return label
+
+
+def _falls_into(func, b: int, succs, h: int) -> bool:
+    """Whether block b reaches h by falling through (not only by a branch to it)."""
+    if h not in succs[b]:
+        return False
+    last = func.blocks[b].instrs[-1] if func.blocks[b].instrs else None
+    return last is None or last.op != "BRA" or _conditional(last) or last.srcs[-1].label != func.blocks[h].label
+
+
+def _color(spans: list) -> list:
+    """Barrier numbers: regions whose blocks overlap get different ones; bigger first."""
+    order = sorted(range(len(spans)), key=lambda k: -len(spans[k]))
+    colors = [0] * len(spans)
+    for k in order:
+        used = {colors[j] for j in order[:order.index(k)] if spans[j] & spans[k]}
+        colors[k] = next(c for c in range(MAX_BARRIERS) if c not in used) if len(used) < MAX_BARRIERS else 0
+    return colors

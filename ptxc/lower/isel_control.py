@@ -1,0 +1,207 @@
+"""Instruction selection builders for compares, branches, barriers and warp operations.
+
+setp on integers is ISETP (64-bit: a low compare folded into the high one with
+.EX); predicates combine with PLOP3; branches are BRA (a block ends after each),
+`ret` in a kernel is EXIT; bar.sync is BAR.SYNC.DEFER_BLOCKING; shuffles, votes,
+reductions and match are SHFL, VOTE, REDUX and MATCH, with a WARPSYNC first when
+the member mask is not the full warp (ptxas does the same for masks it cannot
+prove full, with a longer sequence).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..ptx import ir as ptx
+from ..sass.ir import Imm, Reg, SpecialReg, Target, RZ, PT
+from .isel_int import (FALSE, TRUE, ZERO, ISETP_CMP, UNSIGNED_CMP, _in_reg, compare64, extend, size_of, type_of,
+                       wide)
+from .select_instrs import CBANK0_SREGS, S2R_SREGS, Selector, Unsupported, half
+
+
+def setp_int(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands[:3]
+    cmp, t = i.parts[1], type_of(i)
+    bool_op, combine = "AND", TRUE
+    for op in ("and", "or", "xor"):
+        if i.has(op):
+            bool_op, combine = op.upper(), s.value(i.operands[3], "pred")
+    if size_of(t) == 8:
+        compare64(s, s.reg(d), cmp, t.startswith("s"), wide(s, a, t), wide(s, b, t), combine, bool_op)
+        return
+    va, vb = extend(s, a, t), extend(s, b, t)
+    mods = [ISETP_CMP[cmp]]
+    if not isinstance(va, Reg) and isinstance(vb, Reg):
+        va, vb = vb, va
+        mods = [MIRROR[mods[0]]]
+    if t.startswith("u") or cmp in UNSIGNED_CMP:
+        mods.append("U32")
+    s.emit("ISETP", tuple(mods) + (bool_op,), [s.reg(d), TRUE], [_in_reg(s, va), vb, combine])
+
+
+MIRROR = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE"}
+
+
+def bra(s: Selector, i: ptx.Instr):
+    s.emit("BRA", (), [], [Target(i.operands[0].name)], comment="uniform" if i.has("uni") else "")
+    s.start_block(s.new_label("fallthrough"))
+
+
+def ret(s: Selector, i: ptx.Instr):
+    if not s.ptx_func.entry:
+        from .lower_calls import ret_from_func
+        ret_from_func(s, i)
+        return
+    s.emit("EXIT")
+    if s.guard is not None:
+        s.start_block(s.new_label("fallthrough"))
+
+
+def exit_(s: Selector, i: ptx.Instr):
+    s.emit("EXIT")
+    if s.guard is not None:
+        s.start_block(s.new_label("fallthrough"))
+
+
+def trap(s: Selector, i: ptx.Instr):
+    s.emit("BPT", ("TRAP",), [], [Imm(1, "int")])
+
+
+def bar_sync(s: Selector, i: ptx.Instr):
+    """bar.sync / barrier.sync / bar.red: BAR.SYNC.DEFER_BLOCKING on barrier N."""
+    ops = i.operands
+    barrier = s.value(ops[0], "u32") if ops else Imm(0, "int")
+    if isinstance(barrier, Imm):
+        s.func.info.num_barriers = max(s.func.info.num_barriers, barrier.bits + 1)
+    else:
+        s.func.info.num_barriers = 16
+    srcs = [barrier]
+    if len(ops) > 1:
+        srcs.append(_in_reg(s, s.value(ops[1], "u32")))
+        if isinstance(barrier, Imm) and not isinstance(srcs[-1], Imm):
+            pass
+    s.emit("BAR", ("SYNC", "DEFER_BLOCKING"), [], srcs)
+
+
+def bar_red(s: Selector, i: ptx.Instr):
+    """bar.red.{popc,and,or}: BAR.RED reduces a predicate over the block; the result
+    comes back through B2R.RESULT (popc) or a predicate (and/or)."""
+    op = i.parts[2]
+    d, barrier, pred = i.operands[0], i.operands[1], i.operands[-1]
+    b = s.value(barrier, "u32")
+    s.func.info.num_barriers = max(s.func.info.num_barriers, (b.bits + 1) if isinstance(b, Imm) else 16)
+    p = s.value(pred, "pred")
+    s.emit("BAR", ("RED", op.upper(), "DEFER_BLOCKING"), [], [b, p])
+    if op == "popc":
+        s.emit("B2R", ("RESULT",), [s.reg(d)], [])
+    else:
+        s.emit("B2R", ("RESULT",), [Reg("R", RZ), s.reg(d)], [])
+
+
+def bar_warp_sync(s: Selector, i: ptx.Instr):
+    mask = s.value(i.operands[0], "b32")
+    s.emit("WARPSYNC", (), [], [mask])
+
+
+def _warpsync(s: Selector, mask_op):
+    """Threads named by a mask other than the whole warp meet first."""
+    mask = s.value(mask_op, "b32")
+    if isinstance(mask, Imm) and mask.bits == 0xFFFFFFFF:
+        return
+    s.emit("WARPSYNC", (), [], [mask])
+
+
+SHFL_MODES = {"up": "UP", "down": "DOWN", "bfly": "BFLY", "idx": "IDX"}
+
+
+def shfl(s: Selector, i: ptx.Instr):
+    """shfl.sync.mode.b32 d[|p], a, b, c, mask -> SHFL.MODE p, d, a, b, c."""
+    d, a, b, c = i.operands[:4]
+    mode = SHFL_MODES[next(p for p in i.parts[1:] if p in SHFL_MODES)]
+    if len(i.operands) > 4:
+        _warpsync(s, i.operands[4])
+    dst, pred = _pair_dst(s, d)
+    lane, clamp = s.value(b, "b32"), s.value(c, "b32")
+    if not isinstance(lane, (Reg, Imm)) or not isinstance(clamp, (Reg, Imm)):
+        lane, clamp = _in_reg(s, lane), _in_reg(s, clamp)
+    if isinstance(lane, Reg) and isinstance(clamp, Reg):
+        clamp_value = clamp  # both in registers: no form takes R, R; move the lane through a shift
+        raise Unsupported("shfl with both lane and clamp in registers")
+    s.emit("SHFL", (mode,), [pred, dst], [_in_reg(s, s.value(a, "b32")), lane, clamp])
+
+
+def _pair_dst(s: Selector, d):
+    """`%r|%p` (a register and a predicate written together) or a lone register."""
+    if isinstance(d, ptx.Vector):
+        reg, pred = d.elems
+        return s.reg(reg), s.reg(pred)
+    return s.reg(d), Reg("P", PT)
+
+
+def vote(s: Selector, i: ptx.Instr):
+    d, p = i.operands[:2]
+    mode = next(x for x in i.parts[1:] if x in ("all", "any", "uni", "ballot"))
+    if len(i.operands) > 2:
+        _warpsync(s, i.operands[2])
+    src = s.value(p, "pred")
+    if mode == "ballot":
+        s.emit("VOTE", ("ANY",), [s.reg(d), TRUE], [src])
+        return
+    s.emit("VOTE", ({"all": "ALL", "any": "ANY", "uni": "EQ"}[mode],), [s.reg(d)], [src])
+
+
+def activemask(s: Selector, i: ptx.Instr):
+    s.emit("VOTE", ("ANY",), [s.reg(i.operands[0]), TRUE], [TRUE])
+
+
+REDUX_OPS = {"add": "SUM", "min": "MIN", "max": "MAX", "and": "", "or": "OR", "xor": "XOR"}
+
+
+def redux(s: Selector, i: ptx.Instr):
+    """redux.sync.op.type d, a, mask: REDUX into a uniform register, then back."""
+    d, a = i.operands[:2]
+    if len(i.operands) > 2:
+        _warpsync(s, i.operands[2])
+    op = next(p for p in i.parts[1:] if p in REDUX_OPS)
+    t = type_of(i)
+    mods = tuple(m for m in (REDUX_OPS[op],) if m)
+    if t == "s32" and op in ("min", "max", "add"):
+        mods += ("S32",)
+    uniform = s.func.new_vreg("UR", 1)
+    s.emit("REDUX", mods, [uniform], [s.r(a, t)])
+    s.emit("MOV", (), [s.reg(d)], [uniform])
+
+
+def match(s: Selector, i: ptx.Instr):
+    d, a = i.operands[:2]
+    mode = "ALL" if i.has("all") else "ANY"
+    t = type_of(i)
+    if len(i.operands) > 2:
+        _warpsync(s, i.operands[2])
+    src = wide(s, a, t) if size_of(t) == 8 else s.r(a, t)
+    mods = (mode,) + (("U64",) if size_of(t) == 8 else ())
+    if mode == "ALL":
+        dst, pred = _pair_dst(s, d)
+        s.emit("MATCH", mods, [pred, dst], [src])
+    else:
+        s.emit("MATCH", mods, [s.reg(d)], [src])
+
+
+def mov_special(s: Selector, d, sreg: ptx.SpecialReg):
+    """A special register: constant bank 0 for the launch dimensions, S2R otherwise."""
+    dst = s.reg(d)
+    if sreg.name in CBANK0_SREGS:
+        s.emit("MOV", (), [dst], [s.special(sreg)])
+    elif sreg.name in S2R_SREGS:
+        if dst.width == 2:
+            s.emit("S2R", (), [half(dst, 0)], [SpecialReg(S2R_SREGS[sreg.name])])
+            s.emit("MOV", (), [half(dst, 1)], [ZERO])
+        else:
+            s.emit("S2R", (), [dst], [SpecialReg(S2R_SREGS[sreg.name])])
+    elif sreg.name in ("%clock64", "%globaltimer"):
+        s.emit("CS2R", (), [dst], [SpecialReg("SR_CLOCKLO" if sreg.name == "%clock64" else "SR_GLOBALTIMERLO")])
+    else:
+        raise Unsupported(f"special register {sreg.name}")
+
+
+def nanosleep(s: Selector, i: ptx.Instr):
+    s.emit("NANOSLEEP", (), [], [s.value(i.operands[0], "u32")])

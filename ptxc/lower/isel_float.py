@@ -1,0 +1,420 @@
+"""Instruction selection builders for f32/f64 arithmetic, comparisons and conversions.
+
+ptxas's sm_89 idioms: FADD/FMUL/FFMA with their rounding, .FTZ and .SAT
+modifiers (subtraction is FADD with a negated source; neg and abs are FADD with
+-RZ), FMNMX for min/max, FSETP/DSETP for comparisons, DADD/DMUL/DFMA, MUFU for
+the approximate functions (with ptxas's range reduction where PTX promises
+accuracy over the whole range), I2F/I2FP/F2I/F2F/FRND for conversions with
+their rounding modes, and PRMT/LOP3/SHF for integer narrowing and widening.
+The correctly rounded division, reciprocal and square root are in isel_math.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..ptx import ir as ptx
+from ..sass.ir import Imm, Reg, RZ, PT
+from .isel_int import (FALSE, TRUE, ZERO, ZERO64, LUT_AND, _in_reg, extend, extend_reg, lop3, size_of, type_of,
+                       wide)
+from .select_instrs import Selector, Unsupported, half
+
+ROUND = {"rn": (), "rz": ("RZ",), "rm": ("RM",), "rp": ("RP",)}
+ROUND_INT = {"rni": (), "rzi": ("TRUNC",), "rmi": ("FLOOR",), "rpi": ("CEIL",)}
+FRND_MODE = {"rni": (), "rzi": ("TRUNC",), "rmi": ("FLOOR",), "rpi": ("CEIL",)}
+FSETP_CMP = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE",
+             "equ": "EQU", "neu": "NEU", "ltu": "LTU", "leu": "LEU", "gtu": "GTU", "geu": "GEU",
+             "num": "NUM", "nan": "NAN"}
+NEG_ZERO = Reg("R", RZ, neg=True)
+INT_TYPE = {"s8": "S8", "u8": "U8", "s16": "S16", "u16": "U16", "s32": "S32", "u32": "U32",
+            "s64": "S64", "u64": "U64"}
+
+
+def rounding(i: ptx.Instr) -> tuple:
+    for part in i.parts[1:]:
+        if part in ROUND:
+            return ROUND[part]
+    return ()
+
+
+def ftz(i: ptx.Instr) -> tuple:
+    return ("FTZ",) if i.has("ftz") else ()
+
+
+def sat(i: ptx.Instr) -> tuple:
+    return ("SAT",) if i.has("sat") else ()
+
+
+def fsrc(s: Selector, op):
+    return s.value(op, "f32")
+
+
+def fneg(op):
+    if isinstance(op, Imm):
+        return Imm(op.bits ^ 0x80000000, op.kind)
+    return replace(op, neg=not op.neg)
+
+
+def fpair(s: Selector, a, b):
+    """Two sources of a commutative f32 op, a register first."""
+    va, vb = fsrc(s, a), fsrc(s, b)
+    if not isinstance(va, Reg) and isinstance(vb, Reg):
+        va, vb = vb, va
+    return _in_reg(s, va), vb
+
+
+def dsrc(s: Selector, op) -> Reg:
+    return wide(s, op, "f64")
+
+
+# ---- f32 ------------------------------------------------------------------------------
+
+def contractible(i: ptx.Instr) -> str:
+    """PTX lets mul and add without an explicit rounding modifier fuse (fuse_ffma)."""
+    return "contractible" if not any(p in ROUND for p in i.parts[1:]) and not i.has("sat") else ""
+
+
+def add_f32(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    va, vb = fpair(s, a, b)
+    s.emit("FADD", ftz(i) + rounding(i) + sat(i), [s.reg(d)], [va, vb], comment=contractible(i))
+
+
+def sub_f32(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    va, vb = fsrc(s, a), fneg(fsrc(s, b))
+    if not isinstance(va, Reg) and isinstance(vb, Reg):
+        va, vb = vb, va
+    s.emit("FADD", ftz(i) + rounding(i) + sat(i), [s.reg(d)], [_in_reg(s, va), vb], comment=contractible(i))
+
+
+def mul_f32(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    va, vb = fpair(s, a, b)
+    s.emit("FMUL", ftz(i) + rounding(i) + sat(i), [s.reg(d)], [va, vb], comment=contractible(i))
+
+
+def fma_f32(s: Selector, i: ptx.Instr):
+    d, a, b, c = i.operands
+    va, vb = fpair(s, a, b)
+    s.emit("FFMA", ftz(i) + rounding(i) + sat(i), [s.reg(d)], [va, vb, fsrc(s, c)])
+
+
+def neg_f32(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    s.emit("FADD", ftz(i), [s.reg(d)], [fneg(s.r(a, "f32")), NEG_ZERO])
+
+
+def abs_f32(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    s.emit("FADD", ftz(i), [s.reg(d)], [replace(s.r(a, "f32"), abs=True), NEG_ZERO])
+
+
+def min_max_f32(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    va, vb = fpair(s, a, b)
+    mods = ftz(i) + (("NAN",) if i.has("NaN") else ())
+    s.emit("FMNMX", mods, [s.reg(d)], [va, vb, TRUE if i.base == "min" else FALSE])
+
+
+def copysign_f32(s: Selector, i: ptx.Instr):
+    """copysign d, a, b: b's magnitude with a's sign (one LOP3: a & 0x80000000 | b & ~)."""
+    d, a, b = i.operands
+    lop3(s, s.reg(d), s.r(a, "f32"), Imm(0x80000000, "int"), s.r(b, "f32"), 0xE2)
+
+
+def setp_float(s: Selector, i: ptx.Instr):
+    dsts = i.operands[0]
+    d, a, b = i.operands[:3]
+    cmp = FSETP_CMP[i.parts[1]]
+    bool_op, combine = _bool_combine(s, i)
+    t = type_of(i)
+    if t == "f64":
+        s.emit("DSETP", (cmp, bool_op), [s.reg(d), TRUE], [dsrc(s, a), dsrc(s, b), combine])
+        return
+    if t == "f16":
+        raise Unsupported("f16 comparison")
+    va, vb = fsrc(s, a), fsrc(s, b)
+    if not isinstance(va, Reg) and isinstance(vb, Reg):
+        va, vb, cmp = vb, va, MIRROR[cmp]
+    s.emit("FSETP", (cmp,) + ftz(i) + (bool_op,), [s.reg(d), TRUE], [_in_reg(s, va), vb, combine])
+
+
+MIRROR = {"EQ": "EQ", "NE": "NE", "LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE",
+          "EQU": "EQU", "NEU": "NEU", "LTU": "GTU", "GTU": "LTU", "LEU": "GEU", "GEU": "LEU",
+          "NUM": "NUM", "NAN": "NAN"}
+
+
+def _bool_combine(s: Selector, i: ptx.Instr):
+    """setp's optional .and/.or/.xor with a third predicate source."""
+    for op in ("and", "or", "xor"):
+        if i.has(op):
+            return op.upper(), s.value(i.operands[3], "pred")
+    return "AND", TRUE
+
+
+# ---- f64 ------------------------------------------------------------------------------
+
+def add_f64(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    s.emit("DADD", rounding(i), [s.reg(d)], [dsrc(s, a), dsrc(s, b)], comment=contractible(i))
+
+
+def sub_f64(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    s.emit("DADD", rounding(i), [s.reg(d)], [dsrc(s, a), replace(dsrc(s, b), neg=True)], comment=contractible(i))
+
+
+def mul_f64(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    s.emit("DMUL", rounding(i), [s.reg(d)], [dsrc(s, a), dsrc(s, b)], comment=contractible(i))
+
+
+def fma_f64(s: Selector, i: ptx.Instr):
+    d, a, b, c = i.operands
+    s.emit("DFMA", rounding(i), [s.reg(d)], [dsrc(s, a), dsrc(s, b), dsrc(s, c)])
+
+
+def neg_f64(s: Selector, i: ptx.Instr):
+    """The sign bit flipped (exact for every input, NaNs included)."""
+    d, a = i.operands
+    va, dst = dsrc(s, a), s.reg(d)
+    s.emit("MOV", (), [half(dst, 0)], [half(va, 0)])
+    lop3(s, half(dst, 1), half(va, 1), Imm(0x80000000, "int"), ZERO, 0x3C)
+
+
+def abs_f64(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    va, dst = dsrc(s, a), s.reg(d)
+    s.emit("MOV", (), [half(dst, 0)], [half(va, 0)])
+    lop3(s, half(dst, 1), half(va, 1), Imm(0x7FFFFFFF, "int"), ZERO, LUT_AND)
+
+
+def min_max_f64(s: Selector, i: ptx.Instr):
+    """min/max.f64: DSETP.MIN/MAX selects, as ptxas does; a NaN operand loses to a
+    number (if both are NaN the result is the canonical NaN)."""
+    d, a, b = i.operands
+    va, vb, dst = dsrc(s, a), dsrc(s, b), s.reg(d)
+    pick, nan = s.new_pred(), s.new_pred()
+    s.emit("DSETP", ("MIN" if i.base == "min" else "MAX", "AND"), [pick, nan], [va, vb, TRUE])
+    hi_b = s.new()
+    s.emit("MOV", (), [hi_b], [half(vb, 1)])
+    s.emit("FSEL", (), [half(dst, 1)], [half(va, 1), hi_b, pick])
+    s.emit("SEL", (), [half(dst, 0)], [half(va, 0), half(vb, 0), pick])
+    s.emit("LOP3", ("LUT",), [half(dst, 1)], [hi_b, Imm(0x80000, "int"), ZERO, Imm(0xFC, "int"), FALSE],
+           pred=nan) if s.guard is None else None
+
+
+# ---- conversions ------------------------------------------------------------------------
+
+def cvt(s: Selector, i: ptx.Instr):
+    """cvt[.rnd][.ftz][.sat].dtype.atype d, a."""
+    d, a = i.operands
+    dtype, atype = i.parts[-2], i.parts[-1]
+    mods = i.parts[1:-2]
+    dfloat, afloat = dtype.startswith("f"), atype.startswith("f")
+    if dfloat and afloat:
+        cvt_float_float(s, i, d, a, dtype, atype, mods)
+    elif dfloat:
+        cvt_int_float(s, i, d, a, dtype, atype, mods)
+    elif afloat:
+        cvt_float_int(s, i, d, a, dtype, atype, mods)
+    else:
+        cvt_int_int(s, i, d, a, dtype, atype)
+
+
+def cvt_int_int(s: Selector, i, d, a, dtype: str, atype: str):
+    """Integer conversions: widening extends by the source type (PRMT / LOP3 for 8 and
+    16 bits, SHF for the high word of 64); narrowing keeps the low bits, extended by
+    the destination type when it lands in a full 32-bit register."""
+    dsize, asize = size_of(dtype), size_of(atype)
+    dst = s.reg(d)
+    if i.has("sat"):
+        raise Unsupported("cvt.sat between integer types")
+    src = s.value(a, atype)
+    if isinstance(src, Reg) and src.width == 2 and (asize < 8 or dsize < 8):
+        src = half(src, 0)
+    if dsize == 8:
+        if isinstance(src, Reg) and src.width == 2:
+            s.emit("MOV", (), [dst], [src], comment="pseudo: expand_wide_ops")
+            return
+        low = _in_reg(s, src)
+        if asize < 4:
+            low = extend_reg(s, low, asize, atype.startswith("s"))
+        s.emit("MOV", (), [half(dst, 0)], [low])
+        if atype.startswith("s"):
+            s.emit("SHF", ("R", "S32", "HI"), [half(dst, 1)], [ZERO, Imm(31, "int"), low])
+        else:
+            s.emit("MOV", (), [half(dst, 1)], [ZERO])
+        return
+    if not isinstance(src, Reg):
+        s.emit("MOV", (), [dst], [Imm(src.bits, "int")])
+        return
+    if asize < dsize and asize < 4:
+        s.emit("MOV", (), [dst], [extend_reg(s, src, asize, atype.startswith("s"))])
+        return
+    if dsize < 4 and dsize <= asize and _reg_size(s, d) == 4:
+        s.emit("MOV", (), [dst], [extend_reg(s, src, dsize, dtype.startswith("s"))])
+        return
+    s.emit("MOV", (), [dst], [src])
+
+
+def _reg_size(s: Selector, op) -> int:
+    return size_of(s.reg_type(op)) if isinstance(op, ptx.Reg) else 4
+
+
+def cvt_int_float(s: Selector, i, d, a, dtype: str, atype: str, mods):
+    rnd = ()
+    for m in mods:
+        if m in ROUND:
+            rnd = ROUND[m]
+    if dtype == "f16":
+        raise Unsupported("conversion to f16")
+    asize = size_of(atype)
+    dst = s.reg(d)
+    if dtype == "f32" and atype in ("s32", "u32") and rnd in ((), ("RZ",)):
+        s.emit("I2FP", ("F32", INT_TYPE[atype]) + rnd, [dst], [s.r(a, atype)])
+        return
+    src = wide(s, a, atype) if asize == 8 else s.r(a, atype)
+    type_mod = () if atype == "s32" else (INT_TYPE[atype],)
+    s.emit("I2F", (("F64",) if dtype == "f64" else ()) + type_mod + rnd, [dst], [src])
+
+
+def cvt_float_int(s: Selector, i, d, a, dtype: str, atype: str, mods):
+    rnd = ("TRUNC",)
+    for m in mods:
+        if m in ROUND_INT:
+            rnd = ROUND_INT[m]
+    if atype == "f16":
+        raise Unsupported("conversion from f16")
+    dsize = size_of(dtype)
+    dst = s.reg(d)
+    src = dsrc(s, a) if atype == "f64" else s.r(a, "f32")
+    ftz_mod = ("FTZ",) if "ftz" in mods else ()
+    type_mod = () if dtype == "s32" else (INT_TYPE[dtype if dsize >= 4 else ("s32" if dtype.startswith("s") else "u32")],)
+    if dsize == 8:
+        type_mod = (INT_TYPE[dtype],)
+    src_mod = ("F64",) if atype == "f64" else ()
+    ntz = () if dsize == 8 or atype == "f64" else ("NTZ",)
+    if dsize < 4:  # saturate to the narrow type, as PTX's float->int conversion does
+        wide_dst = s.new()
+        s.emit("F2I", ftz_mod + type_mod + src_mod + rnd + ntz, [wide_dst], [src])
+        lo, hi = ((-(1 << (8 * dsize - 1))) & 0xFFFFFFFF, (1 << (8 * dsize - 1)) - 1) if dtype.startswith("s") \
+            else (0, (1 << (8 * dsize)) - 1)
+        clamped = s.new()
+        signed = () if dtype.startswith("s") else ("U32",)
+        s.emit("IMNMX", signed, [clamped], [wide_dst, Imm(lo, "int"), FALSE])
+        s.emit("IMNMX", signed, [dst], [clamped, Imm(hi, "int"), TRUE])
+        return
+    s.emit("F2I", ftz_mod + type_mod + src_mod + rnd + ntz, [dst], [src])
+
+
+def cvt_float_float(s: Selector, i, d, a, dtype: str, atype: str, mods):
+    dst = s.reg(d)
+    ftz_mod = ("FTZ",) if "ftz" in mods else ()
+    sat_mod = ("SAT",) if "sat" in mods else ()
+    if dtype == atype == "f32":
+        for m in mods:
+            if m in FRND_MODE:
+                s.emit("FRND", ftz_mod + FRND_MODE[m], [dst], [s.r(a, "f32")])
+                if sat_mod:
+                    s.emit("FADD", ftz_mod + ("SAT",), [dst], [dst, NEG_ZERO])
+                return
+        s.emit("FADD", ftz_mod + sat_mod, [dst], [s.r(a, "f32"), NEG_ZERO])
+        return
+    if dtype == atype == "f64":
+        for m in mods:
+            if m in FRND_MODE:
+                s.emit("FRND", ("F64",) + FRND_MODE[m], [dst], [dsrc(s, a)])
+                return
+        s.emit("MOV", (), [dst], [dsrc(s, a)], comment="pseudo: expand_wide_ops")
+        return
+    if dtype == "f32" and atype == "f64":
+        rnd = ()
+        for m in mods:
+            if m in ROUND:
+                rnd = ROUND[m]
+        s.emit("F2F", ftz_mod + ("F32", "F64") + rnd, [dst], [dsrc(s, a)])
+        if sat_mod:
+            s.emit("FADD", ("SAT",), [dst], [dst, NEG_ZERO])
+        return
+    if dtype == "f64" and atype == "f32":
+        s.emit("F2F", ftz_mod + ("F64", "F32"), [dst], [s.r(a, "f32")])
+        return
+    raise Unsupported(f"conversion {dtype} <- {atype}")
+
+
+# ---- MUFU-based approximations ----------------------------------------------------------
+
+def mufu(s: Selector, func: str, d: Reg, a):
+    s.emit("MUFU", (func,), [d], [a])
+
+
+def rcp_approx(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    if type_of(i) == "f64":
+        raise Unsupported("rcp.approx.f64")
+    mufu(s, "RCP", s.reg(d), s.r(a, "f32"))
+
+
+def rsqrt_approx(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    if type_of(i) == "f64":
+        from .isel_math import rsqrt_approx_f64
+        rsqrt_approx_f64(s, s.reg(d), dsrc(s, a))
+        return
+    mufu(s, "RSQ", s.reg(d), s.r(a, "f32"))
+
+
+def sqrt_approx(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    mufu(s, "SQRT", s.reg(d), s.r(a, "f32"))
+
+
+def sin_cos_approx(s: Selector, i: ptx.Instr):
+    """MUFU.SIN/COS take the angle in turns: multiply by 1/(2 pi), rounding to zero."""
+    d, a = i.operands
+    turns = s.new()
+    s.emit("FMUL", ("RZ",), [turns], [s.r(a, "f32"), Imm(0x3E22F983, "f32")])
+    mufu(s, "SIN" if i.base == "sin" else "COS", s.reg(d), turns)
+
+
+def tanh_approx(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    mufu(s, "TANH", s.reg(d), s.r(a, "f32"))
+
+
+def ex2_approx(s: Selector, i: ptx.Instr):
+    """ex2.approx.ftz is MUFU.EX2; without .ftz, inputs below -126 are halved and the
+    result squared, so that denormal results come out right (ptxas's sequence)."""
+    d, a = i.operands
+    x = s.r(a, "f32")
+    if i.has("ftz"):
+        mufu(s, "EX2", s.reg(d), x)
+        return
+    small = s.new_pred()
+    s.emit("FSETP", ("GEU", "AND"), [small, TRUE], [x, Imm(0xC2FC0000, "f32"), TRUE])
+    halved, r = s.new(), s.new()
+    s.emit("FMUL", (), [halved], [x, Imm(0x3F000000, "f32")])
+    s.emit("FSEL", (), [halved], [x, halved, small])
+    mufu(s, "EX2", r, halved)
+    squared = s.new()
+    s.emit("FMUL", (), [squared], [r, r])
+    s.emit("FSEL", (), [s.reg(d)], [r, squared, small])
+
+
+def lg2_approx(s: Selector, i: ptx.Instr):
+    """lg2.approx without .ftz: a denormal input is scaled by 2^24 first and 24
+    subtracted after (ptxas's sequence)."""
+    d, a = i.operands
+    x = s.r(a, "f32")
+    if i.has("ftz"):
+        mufu(s, "LG2", s.reg(d), x)
+        return
+    tiny = s.new_pred()
+    s.emit("FSETP", ("GEU", "AND"), [tiny, TRUE], [x, Imm(0x00800000, "f32"), TRUE])
+    scaled, r, fixed = s.new(), s.new(), s.new()
+    s.emit("FMUL", (), [scaled], [x, Imm(0x4B800000, "f32")])
+    s.emit("FSEL", (), [scaled], [x, scaled, tiny])
+    mufu(s, "LG2", r, scaled)
+    s.emit("FADD", (), [fixed], [r, Imm(0xC1C00000, "f32")])
+    s.emit("FSEL", (), [s.reg(d)], [r, fixed, tiny])

@@ -1,0 +1,621 @@
+"""Instruction selection builders for integer arithmetic, logic, shifts and moves.
+
+Each builder takes (selector, PTX instruction) and emits SASS through the selector
+(see select_instrs.py for the conventions).  The idioms are ptxas's for sm_89:
+IADD3 for adds (a negated source for subtraction), IMAD for multiplies (IMAD.SHL
+for shifts by constants, IMAD.WIDE for 32x32->64), SHF for variable and 64-bit
+shifts, LOP3 truth tables for logic, IMNMX for min/max, IABS, PRMT to move bytes,
+and 64-bit arithmetic as IADD3 + IADD3.X carry chains.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..ptx import ir as ptx
+from ..sass.ir import Imm, Instr, Reg, RZ, PT
+from .select_instrs import Selector, Unsupported, _type_size, half
+from .vregs import encodable
+
+ZERO = Reg("R", RZ)
+ZERO64 = Reg("R", RZ, width=2)
+TRUE = Reg("P", PT)
+FALSE = Reg("P", PT, inv=True)
+
+# LOP3 truth tables over inputs a = 0xF0, b = 0xCC, c = 0xAA.
+LUT_AND, LUT_OR, LUT_XOR, LUT_NOT_B = 0xC0, 0xFC, 0x3C, 0x33
+LUT_SELECT_B_A_C = 0xE2          # b ? a : c, bit by bit (bfi: insert a under mask b into c)
+BOOL_LUT = {"and": LUT_AND, "or": LUT_OR, "xor": LUT_XOR}
+
+
+def type_of(i: ptx.Instr) -> str:
+    return i.parts[-1]
+
+
+def size_of(type_: str) -> int:
+    return _type_size(type_)
+
+
+def neg(op):
+    """-op for an IADD3 source: a register gets the negation flag, an immediate is negated."""
+    if isinstance(op, Imm):
+        return Imm(-op.bits & 0xFFFFFFFF, "int")
+    return replace(op, neg=not op.neg)
+
+
+def lop3(s: Selector, d, a, b, c, lut: int):
+    s.emit("LOP3", ("LUT",), [d], [a, b, c, Imm(lut, "int"), FALSE])
+
+
+def first_reg(s: Selector, a, b, type_: str):
+    """Operands of a commutative op with a register first (constants go second)."""
+    va, vb = s.value(a, type_), s.value(b, type_)
+    if not isinstance(va, Reg) and isinstance(vb, Reg):
+        va, vb = vb, va
+    if not isinstance(va, Reg):
+        va = s.materialize(va)
+    return va, vb
+
+
+# ---- extension of 8/16-bit values held in 32-bit registers ------------------------------
+
+def extend(s: Selector, op, type_: str):
+    """A source of a 8/16-bit type as a full 32-bit value (sign- or zero-extended);
+    immediates are extended already (select_instrs.immediate_bits)."""
+    value = s.value(op, type_)
+    size = size_of(type_)
+    if size >= 4 or not isinstance(value, Reg):
+        return value
+    return extend_reg(s, value, size, type_.startswith("s"))
+
+
+def extend_reg(s: Selector, reg: Reg, size: int, signed: bool) -> Reg:
+    dst = s.new()
+    if signed:  # PRMT's sign-replicating selector nibbles: 0x8 | byte
+        s.emit("PRMT", (), [dst], [reg, Imm(0x8880 if size == 1 else 0x9910, "int"), ZERO])
+    else:
+        lop3(s, dst, reg, Imm(0xFF if size == 1 else 0xFFFF, "int"), ZERO, LUT_AND)
+    return dst
+
+
+# ---- 64-bit helpers -------------------------------------------------------------------
+
+def wide(s: Selector, op, type_: str) -> Reg:
+    """A 64-bit source in a register pair."""
+    value = s.value(op, type_)
+    if isinstance(value, Reg) and value.width == 2:
+        return value
+    if isinstance(value, Reg):    # a 32-bit register used as 64 bits (b32 -> b64 moves)
+        raise Unsupported(f"32-bit register {op.name if hasattr(op, 'name') else op} used as 64-bit")
+    return s.materialize(value, 2)
+
+
+def add64(s: Selector, d: Reg, a: Reg, b, negate: bool = False):
+    """d = a + b (or a - b) over register pairs: IADD3 + IADD3.X with the carry in a predicate."""
+    carry = s.new_pred()
+    if negate:
+        s.emit("IADD3", (), [half(d, 0), carry], [half(a, 0), neg(half(b, 0)), ZERO])
+        s.emit("IADD3", ("X",), [half(d, 1)], [half(a, 1), replace(half(b, 1), inv=True), ZERO, carry, FALSE])
+    else:
+        s.emit("IADD3", (), [half(d, 0), carry], [half(a, 0), half(b, 0), ZERO])
+        s.emit("IADD3", ("X",), [half(d, 1)], [half(a, 1), half(b, 1), ZERO, carry, FALSE])
+
+
+# ---- builders --------------------------------------------------------------------------
+
+def add_int(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    t = type_of(i)
+    if size_of(t) == 8:
+        s.emit("IADD", ("64",), [s.reg(d)], [wide(s, a, t), wide(s, b, t)], comment="pseudo: expand_wide_ops")
+        return
+    va, vb = first_reg(s, a, b, t)
+    s.emit("IADD3", (), [s.reg(d)], [va, vb, ZERO])
+
+
+def sub_int(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    t = type_of(i)
+    if size_of(t) == 8:
+        add64(s, s.reg(d), wide(s, a, t), wide(s, b, t), negate=True)
+        return
+    va, vb = s.value(a, t), s.value(b, t)
+    if isinstance(va, Reg):
+        s.emit("IADD3", (), [s.reg(d)], [va, neg(vb), ZERO])
+    elif isinstance(vb, Reg):
+        s.emit("IADD3", (), [s.reg(d)], [neg(vb), va, ZERO])
+    else:
+        s.emit("IADD3", (), [s.reg(d)], [s.materialize(va), neg(vb), ZERO])
+
+
+def neg_int(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    t = type_of(i)
+    if size_of(t) == 8:
+        add64(s, s.reg(d), ZERO64, wide(s, a, t), negate=True)
+        return
+    s.emit("IADD3", (), [s.reg(d)], [ZERO, neg(s.r(a, t)), ZERO])
+
+
+def mul_lo(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    t = type_of(i)
+    if size_of(t) == 8:
+        mul_lo64(s, s.reg(d), wide(s, a, t), wide(s, b, t))
+        return
+    va, vb = first_reg(s, a, b, t)
+    s.emit("IMAD", (), [s.reg(d)], [va, vb, ZERO])
+
+
+def mul_lo64(s: Selector, d: Reg, a: Reg, b: Reg, addend: Reg | None = None):
+    """d = a * b (mod 2^64): the low product wide, the cross terms into the high word."""
+    cross = s.new()
+    s.emit("IMAD", (), [cross], [half(a, 1), half(b, 0), ZERO])
+    s.emit("IMAD", (), [cross], [half(a, 0), half(b, 1), cross])
+    low = s.new(2)
+    s.emit("IMAD", ("WIDE", "U32"), [low], [half(a, 0), half(b, 0), addend or ZERO64])
+    s.emit("MOV", (), [half(d, 0)], [half(low, 0)])
+    s.emit("IADD3", (), [half(d, 1)], [half(low, 1), cross, ZERO])
+
+
+def mad_lo(s: Selector, i: ptx.Instr):
+    d, a, b, c = i.operands
+    t = type_of(i)
+    if size_of(t) == 8:
+        mul_lo64(s, s.reg(d), wide(s, a, t), wide(s, b, t), wide(s, c, t))
+        return
+    va, vb = first_reg(s, a, b, t)
+    s.emit("IMAD", (), [s.reg(d)], [va, vb, s.value(c, t)])
+
+
+def mul_hi(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    t = type_of(i)
+    if size_of(t) == 8:
+        from .isel_math import mul_hi64
+        mul_hi64(s, s.reg(d), wide(s, a, t), wide(s, b, t), t.startswith("s"))
+        return
+    if size_of(t) < 4:
+        va, vb = extend(s, a, t), extend(s, b, t)
+        prod = s.new()
+        s.emit("IMAD", (), [prod], [_in_reg(s, va), vb, ZERO])
+        s.emit("SHF", ("R", "S32" if t.startswith("s") else "U32", "HI"), [s.reg(d)], [ZERO, Imm(16, "int"), prod])
+        return
+    mods = ("HI",) if t.startswith("s") else ("HI", "U32")
+    va, vb = first_reg(s, a, b, t)
+    s.emit("IMAD", mods, [s.reg(d)], [va, vb, ZERO])
+
+
+def mad_hi(s: Selector, i: ptx.Instr):
+    d, a, b, c = i.operands
+    t = type_of(i)
+    mods = ("HI",) if t.startswith("s") else ("HI", "U32")
+    va, vb = first_reg(s, a, b, t)
+    prod = s.new()
+    s.emit("IMAD", mods, [prod], [va, vb, ZERO])
+    s.emit("IADD3", (), [s.reg(d)], [prod, s.value(c, t), ZERO])
+
+
+def mul_wide(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands[:3]
+    addend = i.operands[3] if len(i.operands) == 4 else None
+    t = type_of(i)
+    if size_of(t) == 2:   # 16x16 -> 32: extend, then an ordinary 32-bit multiply
+        va, vb = extend(s, a, t), extend(s, b, t)
+        if not isinstance(va, Reg):
+            va, vb = vb, va
+        c = s.value(addend, "s32" if t.startswith("s") else "u32") if addend is not None else ZERO
+        s.emit("IMAD", (), [s.reg(d)], [_in_reg(s, va), vb, c])
+        return
+    mods = ("WIDE",) if t.startswith("s") else ("WIDE", "U32")
+    va, vb = first_reg(s, a, b, t)
+    c = wide(s, addend, "s64" if t.startswith("s") else "u64") if addend is not None else ZERO64
+    s.emit("IMAD", mods, [s.reg(d)], [va, vb, c])
+
+
+def _in_reg(s: Selector, value) -> Reg:
+    return value if isinstance(value, Reg) else s.materialize(value)
+
+
+def logic(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    t = type_of(i)
+    lut = BOOL_LUT[i.base]
+    if t == "pred":
+        s.emit("PLOP3", ("LUT",), [s.reg(d), TRUE], [s.value(a, t), s.value(b, t), TRUE, Imm(lut, "int"),
+                                                      Imm(0, "int")])
+        return
+    if size_of(t) == 8:
+        va, vb = wide(s, a, t), s.value(b, t)
+        vb = wide(s, b, t)
+        for k in (0, 1):
+            lop3(s, half(s.reg(d), k), half(va, k), half(vb, k), ZERO, lut)
+        return
+    va, vb = first_reg(s, a, b, t)
+    lop3(s, s.reg(d), va, vb, ZERO, lut)
+
+
+def not_(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    t = type_of(i)
+    if t == "pred":
+        s.emit("PLOP3", ("LUT",), [s.reg(d), TRUE], [s.value(a, t), TRUE, TRUE, Imm(0x0F, "int"), Imm(0, "int")])
+        return
+    if size_of(t) == 8:
+        va = wide(s, a, t)
+        for k in (0, 1):
+            lop3(s, half(s.reg(d), k), ZERO, half(va, k), ZERO, LUT_NOT_B)
+        return
+    lop3(s, s.reg(d), ZERO, s.value(a, t), ZERO, LUT_NOT_B)
+
+
+def cnot(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    t = type_of(i)
+    p = s.new_pred()
+    s.emit("ISETP", ("EQ", "U32", "AND"), [p, TRUE], [s.r(a, t), ZERO, TRUE])
+    s.emit("SEL", (), [s.reg(d)], [_one(s), ZERO, p])
+
+
+def _one(s: Selector) -> Reg:
+    return s.materialize(Imm(1, "int"))
+
+
+def shl(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    t = type_of(i)
+    amount = s.value(b, "u32")
+    if size_of(t) == 8:
+        shift64(s, s.reg(d), wide(s, a, t), amount, "L", False)
+        return
+    va = s.r(a, t)
+    if isinstance(amount, Imm):
+        k = amount.bits
+        if k >= 8 * max(size_of(t), 4):
+            s.emit("MOV", (), [s.reg(d)], [ZERO])
+        else:
+            shl = Instr("IMAD", ("SHL", "U32"), [s.reg(d)], [va, Imm(1 << k, "int"), ZERO])
+            # nvdisasm prints IMAD.SHL only for some powers of two (not 0x10000): the table says which
+            s.emit("IMAD", ("SHL", "U32") if 1 <= k < 31 and encodable(shl) else (), [s.reg(d)],
+                   [va, Imm(1 << k, "int"), ZERO])
+        return
+    s.emit("SHF", ("L", "U32"), [s.reg(d)], [va, amount, ZERO])
+
+
+def shr(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    t = type_of(i)
+    signed = t.startswith("s")
+    amount = s.value(b, "u32")
+    if size_of(t) == 8:
+        shift64(s, s.reg(d), wide(s, a, t), amount, "R", signed)
+        return
+    va = extend(s, a, t)
+    va = _in_reg(s, va)
+    if isinstance(amount, Imm) and amount.bits > 31:
+        amount = Imm(31 if signed else 32, "int")
+    s.emit("SHF", ("R", "S32" if signed else "U32", "HI"), [s.reg(d)], [ZERO, amount, va])
+
+
+def shift64(s: Selector, d: Reg, a: Reg, amount, direction: str, signed: bool):
+    """64-bit shifts: a funnel shift for the word that takes bits from both halves and
+    a 32-bit shift for the other (SHF clamps the amount, as PTX does)."""
+    lo, hi = half(a, 0), half(a, 1)
+    if isinstance(amount, Imm) and amount.bits >= 32:
+        k = min(amount.bits, 64) - 32
+        if direction == "L":
+            s.emit("MOV", (), [half(d, 0)], [ZERO])
+            s.emit("SHF", ("L", "U32"), [half(d, 1)], [lo, Imm(k, "int"), ZERO])
+        else:
+            typ = "S32" if signed else "U32"
+            s.emit("SHF", ("R", typ, "HI"), [half(d, 0)], [ZERO, Imm(min(k, 31) if signed else k, "int"), hi])
+            if signed:
+                s.emit("SHF", ("R", "S32", "HI"), [half(d, 1)], [ZERO, Imm(31, "int"), hi])
+            else:
+                s.emit("MOV", (), [half(d, 1)], [ZERO])
+        return
+    if direction == "L":
+        s.emit("SHF", ("L", "U64", "HI"), [half(d, 1)], [lo, amount, hi])
+        s.emit("SHF", ("L", "U32"), [half(d, 0)], [lo, amount, ZERO])
+    else:
+        typ = ("S64", "S32") if signed else ("U64", "U32")
+        s.emit("SHF", ("R", typ[0]), [half(d, 0)], [lo, amount, hi])
+        s.emit("SHF", ("R", typ[1], "HI"), [half(d, 1)], [ZERO, amount, hi])
+
+
+def min_max(s: Selector, i: ptx.Instr):
+    d, a, b = i.operands
+    t = type_of(i)
+    is_min = i.base == "min"
+    if size_of(t) == 8:
+        va, vb = wide(s, a, t), wide(s, b, t)
+        p = s.new_pred()
+        compare64(s, p, "lt" if is_min else "gt", t.startswith("s"), va, vb)
+        for k in (0, 1):
+            s.emit("SEL", (), [half(s.reg(d), k)], [half(va, k), half(vb, k), p])
+        return
+    va, vb = extend(s, a, t), extend(s, b, t)
+    if not isinstance(va, Reg):
+        va, vb = vb, va
+    mods = () if t.startswith("s") else ("U32",)
+    s.emit("IMNMX", mods, [s.reg(d)], [_in_reg(s, va), vb, TRUE if is_min else FALSE])
+
+
+def abs_int(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    t = type_of(i)
+    if size_of(t) == 8:
+        va = wide(s, a, t)
+        negated = s.new(2)
+        add64(s, negated, ZERO64, va, negate=True)
+        p = s.new_pred()
+        s.emit("ISETP", ("LT", "AND"), [p, TRUE], [half(va, 1), ZERO, TRUE])
+        for k in (0, 1):
+            s.emit("SEL", (), [half(s.reg(d), k)], [half(negated, k), half(va, k), p])
+        return
+    s.emit("IABS", (), [s.reg(d)], [_in_reg(s, extend(s, a, t))])
+
+
+def compare64(s: Selector, p: Reg, cmp: str, signed: bool, a: Reg, b: Reg, combine=None, bool_op="AND"):
+    """p = a cmp b over 64-bit pairs: unsigned compare of the low words, then the
+    high words with .EX folding the low result in (ISETP.*.EX)."""
+    low = s.new_pred()
+    s.emit("ISETP", (ISETP_CMP[cmp], "U32", "AND"), [low, TRUE], [half(a, 0), half(b, 0), TRUE])
+    mods = [ISETP_CMP[cmp]] + ([] if signed and cmp not in UNSIGNED_CMP else ["U32"]) + [bool_op, "EX"]
+    s.emit("ISETP", tuple(mods), [p, TRUE], [half(a, 1), half(b, 1), combine or TRUE, low])
+
+
+ISETP_CMP = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE",
+             "lo": "LT", "ls": "LE", "hi": "GT", "hs": "GE"}
+UNSIGNED_CMP = {"lo", "ls", "hi", "hs"}
+
+
+def popc(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    t = type_of(i)
+    if size_of(t) == 8:
+        va = wide(s, a, t)
+        lo, hi = s.new(), s.new()
+        s.emit("POPC", (), [lo], [half(va, 0)])
+        s.emit("POPC", (), [hi], [half(va, 1)])
+        s.emit("IADD3", (), [s.reg(d)], [lo, hi, ZERO])
+        return
+    s.emit("POPC", (), [s.reg(d)], [s.r(a, t)])
+
+
+def clz(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    t = type_of(i)
+    if size_of(t) == 8:
+        va = wide(s, a, t)
+        p = s.new_pred()
+        s.emit("ISETP", ("NE", "U32", "AND"), [p, TRUE], [half(va, 1), ZERO, TRUE])
+        word, top = s.new(), s.new()
+        s.emit("SEL", (), [word], [half(va, 1), half(va, 0), p])
+        s.emit("FLO", ("U32",), [top], [word])
+        base = s.new()
+        s.emit("SEL", (), [base], [s.materialize(Imm(31, "int")), Imm(63, "int"), p])
+        s.emit("IADD3", (), [s.reg(d)], [base, neg(top), ZERO])
+        return
+    top = s.new()
+    s.emit("FLO", ("U32",), [top], [s.r(a, t)])
+    s.emit("IADD3", (), [s.reg(d)], [neg(top), Imm(31, "int"), ZERO])
+
+
+def bfind(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    t = type_of(i)
+    mods = ("U32",) if t.startswith("u") else ()
+    if i.has("shiftamt"):
+        mods += ("SH",)
+    s.emit("FLO", mods, [s.reg(d)], [s.r(a, t)])
+
+
+def brev(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    t = type_of(i)
+    if size_of(t) == 8:
+        va = wide(s, a, t)
+        s.emit("BREV", (), [half(s.reg(d), 0)], [half(va, 1)])
+        s.emit("BREV", (), [half(s.reg(d), 1)], [half(va, 0)])
+        return
+    s.emit("BREV", (), [s.reg(d)], [s.r(a, t)])
+
+
+def bfi(s: Selector, i: ptx.Instr):
+    """bfi d, a, b, pos, len: a's low len bits inserted into b at pos.  Constant pos
+    and len (what nvcc writes for bit fields) are a shift and one LOP3 per word."""
+    d, a, b, pos, length = i.operands
+    t = type_of(i)
+    if not (isinstance(pos, ptx.Imm) and isinstance(length, ptx.Imm)):
+        raise Unsupported("bfi with a variable position or length")
+    p, n = int(pos.value), int(length.value)
+    bits = 8 * size_of(t)
+    mask = ((1 << min(n, bits)) - 1) << p & ((1 << bits) - 1) if p < bits else 0
+    if size_of(t) == 8:
+        va, vb = wide(s, a, t), wide(s, b, t)
+        shifted = s.new(2)
+        shift64(s, shifted, va, Imm(p, "int"), "L", False)
+        for k in (0, 1):
+            word_mask = (mask >> (32 * k)) & 0xFFFFFFFF
+            lop3(s, half(s.reg(d), k), half(shifted, k), Imm(word_mask, "int"), half(vb, k), LUT_SELECT_B_A_C)
+        return
+    va, vb = s.r(a, t), s.value(b, t)
+    shifted = s.new()
+    s.emit("SHF", ("L", "U32"), [shifted], [va, Imm(min(p, 32), "int"), ZERO])
+    lop3(s, s.reg(d), shifted, Imm(mask, "int"), _in_reg(s, vb), LUT_SELECT_B_A_C)
+
+
+def bfe(s: Selector, i: ptx.Instr):
+    """bfe d, a, pos, len with constant pos/len: a shift left then an arithmetic or
+    logical shift right brings the field down, sign- or zero-extended."""
+    d, a, pos, length = i.operands
+    t = type_of(i)
+    if size_of(t) == 8 or not (isinstance(pos, ptx.Imm) and isinstance(length, ptx.Imm)):
+        raise Unsupported("bfe with a variable position or length, or 64-bit")
+    p, n = min(int(pos.value), 32), min(int(length.value), 32)
+    if n == 0:
+        s.emit("MOV", (), [s.reg(d)], [ZERO])
+        return
+    n = min(n, 32 - p) if t.startswith("u") else n
+    up = s.new()
+    left = 32 - p - n
+    if left < 0:
+        left, n = 0, 32 - p
+    s.emit("SHF", ("L", "U32"), [up], [s.r(a, t), Imm(left, "int"), ZERO])
+    s.emit("SHF", ("R", "S32" if t.startswith("s") else "U32", "HI"), [s.reg(d)], [ZERO, Imm(32 - n, "int"), up])
+
+
+def prmt(s: Selector, i: ptx.Instr):
+    d, a, b, c = i.operands
+    if len(i.parts) > 2:
+        raise Unsupported(f"prmt mode .{i.parts[1]}")
+    s.emit("PRMT", (), [s.reg(d)], [s.r(a, "b32"), s.value(c, "b32"), s.r(b, "b32")])
+
+
+def mov(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    t = type_of(i)
+    if isinstance(d, ptx.Vector):
+        unpack(s, d, a, t)
+        return
+    if isinstance(a, ptx.Vector):
+        pack(s, s.reg(d), a, t)
+        return
+    if t == "pred":
+        src = s.value(a, t)
+        if isinstance(src, Imm):
+            src = TRUE if src.bits else FALSE
+        s.emit("PLOP3", ("LUT",), [s.reg(d), TRUE], [src, TRUE, TRUE, Imm(0xF0, "int"), Imm(0, "int")])
+        return
+    dst = s.reg(d)
+    if dst.width == 2:
+        src = s.value(a, t) if not isinstance(a, ptx.Imm) else Imm(_imm64(a, t), "int")
+        if isinstance(src, Reg) and src.width == 1:
+            raise Unsupported("a 32-bit register moved into a 64-bit one")
+        s.emit("MOV", (), [dst], [src], comment="pseudo: expand_wide_ops")
+        return
+    src = s.value(a, t)
+    if isinstance(src, Imm):
+        src = Imm(src.bits, "int")
+    if isinstance(src, Reg) and src.width == 2:
+        src = half(src, 0)
+    s.emit("MOV", (), [dst], [src])
+
+
+def _imm64(op: ptx.Imm, t: str) -> int:
+    from .select_instrs import immediate_bits
+    return immediate_bits(op, t if size_of(t) == 8 else "b64")
+
+
+def pack(s: Selector, dst: Reg, vec: ptx.Vector, t: str):
+    """mov.b64 d, {lo, hi} / mov.b32 d, {h0, h1}: elements side by side."""
+    elems = vec.elems
+    if dst.width == 2 and len(elems) == 2:
+        for k, e in enumerate(elems):
+            s.emit("MOV", (), [half(dst, k)], [_word(s, e)])
+        return
+    if dst.width == 1 and len(elems) == 2:  # two 16-bit halves
+        s.emit("PRMT", (), [dst], [s.r(elems[0], "b16"), Imm(0x5410, "int"), s.r(elems[1], "b16")])
+        return
+    if dst.width == 2 and len(elems) == 4:  # four 16-bit quarters
+        for k in (0, 1):
+            s.emit("PRMT", (), [half(dst, k)], [s.r(elems[2 * k], "b16"), Imm(0x5410, "int"),
+                                                s.r(elems[2 * k + 1], "b16")])
+        return
+    raise Unsupported(f"mov of a {len(elems)}-element vector")
+
+
+def _word(s: Selector, e):
+    value = s.value(e, "b32")
+    return Imm(value.bits, "int") if isinstance(value, Imm) else value
+
+
+def unpack(s: Selector, vec: ptx.Vector, src, t: str):
+    """mov.b64 {lo, hi}, d / mov.b32 {h0, h1}, d: elements out of a wider register."""
+    elems = vec.elems
+    value = s.value(src, t)
+    if isinstance(value, Reg) and value.width == 2 and len(elems) == 2:
+        for k, e in enumerate(elems):
+            if isinstance(e, ptx.Reg):
+                s.emit("MOV", (), [s.reg(e)], [half(value, k)])
+        return
+    value = _in_reg(s, value)
+    if value.width == 1 and len(elems) == 2:
+        if isinstance(elems[0], ptx.Reg):
+            s.emit("MOV", (), [s.reg(elems[0])], [value])
+        if isinstance(elems[1], ptx.Reg):
+            s.emit("SHF", ("R", "U32", "HI"), [s.reg(elems[1])], [ZERO, Imm(16, "int"), value])
+        return
+    if value.width == 2 and len(elems) == 4:
+        for k, e in enumerate(elems):
+            if not isinstance(e, ptx.Reg):
+                continue
+            word = half(value, k // 2)
+            if k % 2 == 0:
+                s.emit("MOV", (), [s.reg(e)], [word])
+            else:
+                s.emit("SHF", ("R", "U32", "HI"), [s.reg(e)], [ZERO, Imm(16, "int"), word])
+        return
+    raise Unsupported(f"mov into a {len(elems)}-element vector")
+
+
+def selp(s: Selector, i: ptx.Instr):
+    d, a, b, c = i.operands
+    t = type_of(i)
+    p = s.value(c, "pred")
+    if size_of(t) == 8:
+        va, vb = wide(s, a, t), wide(s, b, t)
+        for k in (0, 1):
+            s.emit("SEL", (), [half(s.reg(d), k)], [half(va, k), half(vb, k), p])
+        return
+    va, vb = s.value(a, t), s.value(b, t)
+    va = Imm(va.bits, "int") if isinstance(va, Imm) else va
+    vb = Imm(vb.bits, "int") if isinstance(vb, Imm) else vb
+    if isinstance(va, Imm) and va.bits == 0:      # p ? 0 : b  ==  SEL RZ, b, p
+        va = ZERO
+    elif isinstance(vb, Imm) and vb.bits == 0 and not isinstance(va, Reg):   # p ? a : 0 == !p ? RZ : a
+        va, vb, p = ZERO, va, replace(p, inv=not p.inv)
+    if not isinstance(va, Reg) and isinstance(vb, Reg):
+        va, vb, p = vb, va, replace(p, inv=not p.inv)
+    s.emit("SEL", (), [s.reg(d)], [_in_reg(s, va), vb, p])
+
+
+def slct(s: Selector, i: ptx.Instr):
+    d, a, b, c = i.operands
+    t = type_of(i)
+    p = s.new_pred()
+    if i.parts[-1] == "f32":
+        s.emit("FSETP", ("GE", "AND"), [p, TRUE], [s.r(c, "f32"), ZERO, TRUE])
+    else:
+        s.emit("ISETP", ("GE", "AND"), [p, TRUE], [s.r(c, "s32"), ZERO, TRUE])
+    s.emit("SEL", (), [s.reg(d)], [s.r(a, i.parts[1]), s.value(b, i.parts[1]), p])
+
+
+def shf(s: Selector, i: ptx.Instr):
+    """shf.l/r.wrap/clamp.b32 d, a, b, c: the funnel shift of b:a by c (SHF .W wraps
+    the amount, plain SHF clamps it; left shifts keep the high word)."""
+    d, a, b, c = i.operands
+    left = i.parts[1] == "l"
+    wrap = ("W",) if i.parts[2] == "wrap" else ()
+    mods = ("L",) + wrap + ("U32", "HI") if left else ("R",) + wrap + ("U32",)
+    s.emit("SHF", mods, [s.reg(d)], [s.r(a, "b32"), s.value(c, "u32"), s.r(b, "b32")])
+
+
+def sad(s: Selector, i: ptx.Instr):
+    """sad d, a, b, c = |a - b| + c: VABSDIFF (no form adds a register), then IADD3."""
+    d, a, b, c = i.operands
+    t = type_of(i)
+    diff = s.new()
+    s.emit("VABSDIFF", () if t.startswith("s") else ("U32",), [diff], [s.r(a, t), s.r(b, t), Imm(0, "int")])
+    s.emit("IADD3", (), [s.reg(d)], [diff, s.value(c, t), ZERO])
+
+
+def vabsdiff4(s: Selector, i: ptx.Instr):
+    """vabsdiff4.u32.u32.u32 d, a, b, c (no mask, no secondary op): the four byte-wise
+    absolute differences, c unused; `.add` sums them onto c (VABSDIFF4.ACC)."""
+    d, a, b, c = i.operands
+    if i.parts[1:4] != ["u32", "u32", "u32"] and not (len(i.parts) > 4 and i.parts[1:4] == ["u32", "u32", "u32"]):
+        raise Unsupported(f"{i.opcode} (only unsigned bytes)")
+    acc = i.has("add")
+    s.emit("VABSDIFF4", ("U8",) + (("ACC",) if acc else ()), [s.reg(d)],
+           [s.r(a, "b32"), s.r(b, "b32"), s.value(c, "b32") if acc else ZERO])

@@ -1,0 +1,200 @@
+"""simplify_instrs: algebra on instructions whose operands became constants.
+
+After constant folding some instructions compute something simpler than their
+opcode says; ptxas does not emit them, so neither do we:
+
+    IMAD d, a, RZ, c  /  IMAD d, a, 0x0, c     ==>  MOV d, c        (x * 0 + c)
+    IMAD d, a, 0x1, RZ                         ==>  MOV d, a
+    IADD3 d, a, RZ, RZ                         ==>  MOV d, a
+    LOP3.LUT d, a, b, c, lut                   ==>  MOV d, a / MOV d, RZ / MOV d, -1
+                                                    when the zero inputs (RZ, 0x0)
+                                                    leave the LUT a constant or a copy
+    PLOP3.LUT d, PT, a, b, c, lut, 0x0         ==>  a copy of a, !a, PT or !PT when the
+                                                    constant inputs (PT, !PT) decide it
+
+Predicate copies are propagated into their readers (a guard, a SEL's selector, a
+compare's combining input: every predicate operand takes `!`), so that
+`not.pred` / `xor.pred p, q, 0` cost nothing; register copies go through
+propagate_copies, and constants that appear go through fold_constants again,
+until nothing changes (a few rounds at most).
+
+Expects: virtual registers, constants folded (fold_constants).
+Guarantees: same values; no instruction more.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..sass.ir import Imm, Instr, Reg, RZ, PT
+from .assign_regs import map_regs
+from .propagate_copies import propagate_copies
+from .vregs import unit_defs
+
+
+ROUNDS = 4
+
+
+def simplify_instrs(func) -> None:
+    from .fold_constants import fold_constants
+    for _ in range(ROUNDS):
+        changed = False
+        for instr in func.instrs():
+            before = (instr.op, instr.srcs)
+            if instr.op == "IMAD" and not set(instr.mods) & {"WIDE", "HI", "X"}:
+                _imad(instr)
+            elif instr.op == "IADD3" and not set(instr.mods) & {"X"} and len(instr.dsts) == 1:
+                _iadd3(instr)
+            elif instr.op == "LOP3" and len(instr.dsts) == 1:
+                _lop3(instr)
+            changed |= (instr.op, instr.srcs) != before
+        changed |= _propagate_predicates(func)
+        count = sum(len(b.instrs) for b in func.blocks)
+        propagate_copies(func)
+        fold_constants(func)
+        changed |= sum(len(b.instrs) for b in func.blocks) != count
+        if not changed:
+            return
+
+
+def _zero(op) -> bool:
+    return (isinstance(op, Reg) and op.is_zero and op.file == "R" and not op.inv) or \
+        (isinstance(op, Imm) and op.kind == "int" and op.bits == 0)
+
+
+def _to_mov(instr: Instr, src) -> None:
+    instr.op, instr.mods, instr.srcs = "MOV", (), [src]
+    instr.comment = (instr.comment + "; " if instr.comment else "") + "simplified"
+
+
+def _imad(instr: Instr) -> None:
+    a, b, c = instr.srcs[:3]
+    if _zero(a) or _zero(b):
+        if isinstance(c, Reg) and (c.neg or c.inv):
+            return
+        _to_mov(instr, c if not (isinstance(c, Reg) and c.is_zero) else Reg("R", RZ))
+    elif isinstance(b, Imm) and b.kind == "int" and b.bits == 1 and _zero(c) and isinstance(a, Reg) and not a.neg:
+        _to_mov(instr, a)
+
+
+def _iadd3(instr: Instr) -> None:
+    a, b, c = instr.srcs
+    operands = [op for op in (a, b, c) if not _zero(op)]
+    if len(operands) == 1 and isinstance(operands[0], Reg) and not operands[0].neg and not operands[0].inv:
+        _to_mov(instr, operands[0])
+    elif not operands:
+        _to_mov(instr, Reg("R", RZ))
+
+
+def _lop3(instr: Instr) -> None:
+    a, b, c, lut, _ = instr.srcs
+    table = lut.bits
+    # Fix each zero input: keep the LUT entries where that input is 0.
+    inputs = [a, b, c]
+    masks = [0xF0, 0xCC, 0xAA]
+    for k, op in enumerate(inputs):
+        if _zero(op):
+            table = _restrict(table, masks[k], False)
+    if table in (0x00, 0xFF):
+        _to_mov(instr, Reg("R", RZ) if table == 0 else Imm(0xFFFFFFFF, "int"))
+        return
+    for k, op in enumerate(inputs):
+        if not _zero(op) and isinstance(op, Reg) and not op.inv and table == masks[k]:
+            _to_mov(instr, op)
+            return
+
+
+def _restrict(table: int, mask: int, value: bool) -> int:
+    """The LUT with one input fixed: every entry takes the one of its partner where
+    that input has `value`."""
+    shift = {0xF0: 4, 0xCC: 2, 0xAA: 1}[mask]
+    out = 0
+    for bit in range(8):
+        partner = (bit | shift) if value else (bit & ~shift)
+        if table >> partner & 1:
+            out |= 1 << bit
+    return out
+
+
+def _propagate_predicates(func) -> bool:
+    """PLOP3s that copy or invert one predicate (the others PT/!PT) disappear; readers
+    use the source with its `!` adjusted.  Constant results become PT / !PT."""
+    defs = unit_defs(func)
+    copies = {}
+
+    def resolve(reg: Reg) -> Reg:
+        seen = set()
+        out = reg
+        while out.file == "P" and out.key() in copies and out.key() not in seen:
+            seen.add(out.key())
+            src = copies[out.key()]
+            out = replace(src, inv=src.inv ^ out.inv)
+        return out
+
+    def substitute(instr) -> None:
+        written = instr.dsts
+        instr.dsts = []
+        map_regs(instr, lambda r: resolve(r) if r.file == "P" and r.virtual else r)
+        instr.dsts = written
+
+    for instr in func.instrs():
+        substitute(instr)          # copies found so far (defs come before uses in layout, mostly)
+        low = _equal_high_words(instr)
+        if low is not None and instr.dsts[0].virtual and len(defs.get(instr.dsts[0].key(), [])) == 1 \
+                and (not low.virtual or len(defs.get(low.key(), [])) == 1):
+            copies[instr.dsts[0].key()] = low
+            continue
+        if instr.op != "PLOP3" or instr.pred is not None or len(instr.srcs) != 5:
+            continue
+        d = instr.dsts[0]
+        if not d.virtual or len(defs.get(d.key(), [])) != 1 or not _is_pt(instr.dsts[1]):
+            continue
+        table = instr.srcs[3].bits
+        masks = [0xF0, 0xCC, 0xAA]
+        live = []
+        for k, op in enumerate(instr.srcs[:3]):
+            if _is_pt(op) or _is_not_pt(op):
+                table = _restrict(table, masks[k], _is_pt(op))
+            else:
+                live.append((k, op))
+        if table in (0x00, 0xFF):
+            copies[d.key()] = Reg("P", PT, inv=table == 0)
+            continue
+        if len(live) == 1:
+            k, op = live[0]
+            if not op.virtual or len(defs.get(op.key(), [])) != 1:
+                continue
+            if table == masks[k]:
+                copies[d.key()] = op
+            elif table == (~masks[k] & 0xFF):
+                copies[d.key()] = replace(op, inv=not op.inv)
+    if not copies:
+        return False
+    for instr in func.instrs():    # again: readers laid out before their copy (loops)
+        substitute(instr)
+        if instr.pred is not None and instr.pred.is_zero and not instr.pred.inv:
+            instr.pred = None          # @PT: always
+    for block in func.blocks:        # @!PT: never; and the copies themselves
+        block.instrs = [i for i in block.instrs
+                        if not (i.op in ("PLOP3", "ISETP") and i.dsts and i.dsts[0].key() in copies)
+                        and not (i.pred is not None and i.pred.is_zero and i.pred.inv)]
+    return True
+
+
+def _equal_high_words(instr):
+    """A 64-bit compare's high half (ISETP.*.AND.EX) of two equal zero words is just
+    the low half's result, whatever the comparison."""
+    if instr.op != "ISETP" or "EX" not in instr.mods or "AND" not in instr.mods or instr.pred is not None:
+        return None
+    if len(instr.srcs) != 4 or not (_zero(instr.srcs[0]) and _zero(instr.srcs[1]) and _is_pt(instr.srcs[2])):
+        return None
+    if not _is_pt(instr.dsts[1]):
+        return None
+    return instr.srcs[3]
+
+
+def _is_pt(op) -> bool:
+    return isinstance(op, Reg) and op.file == "P" and op.is_zero and not op.inv
+
+
+def _is_not_pt(op) -> bool:
+    return isinstance(op, Reg) and op.file == "P" and op.is_zero and op.inv

@@ -1,0 +1,113 @@
+"""ptxc as a drop-in ptxas over the testsuite: nvcc's PTX for every testsuite/*.cu
+through ptxc's backend.
+
+- every kernel that lowers has a register allocation check_regs proves correct;
+- cuobjdump and nvdisasm read every cubin ptxc writes without a complaint;
+- on the emulator, ptxc's cubin computes what nvcc's computes (a selection of
+  files; scripts/bench.py --kernels runs them all).
+
+Files ptxc cannot lower yet are listed in KNOWN_GAPS with the reason; a file that
+starts to lower makes its entry fail, so the list stays honest.
+"""
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ptxc import oracle
+from ptxc.diagnostics import CompileError
+
+from conftest import TESTSUITE
+
+pytestmark = pytest.mark.oracle
+
+FILES = sorted(p.stem for p in TESTSUITE.glob("*.cu"))
+# What stops these (none is in ptxc/lower): the PTX parser (scoped `{ .reg ... }`
+# blocks, `%r|%p` destinations, the `.param` declarations of call sequences),
+# calls of .func (lower_calls), global variables (cubin relocations).
+KNOWN_GAPS = {
+    "isa_calls": "calls", "isa_histogram": "calls", "fe_device_funcs": "calls", "fe_math_double": "calls",
+    "isa_half": "PTX parser: scoped .reg blocks", "isa_reduce": "PTX parser: %r|%p",
+    "isa_warp": "PTX parser: %r|%p", "fe_reduce_warp": "PTX parser: %r|%p",
+    "fe_warp_shuffle": "PTX parser: %r|%p", "fe_constant_mem": "global variables (relocations)",
+}
+EMULATED = ["saxpy", "reduce_shared", "matmul_naive", "collatz", "control_flow", "arith_types", "isa_math",
+            "isa_double", "isa_local", "fe_int_types", "fe_bitonic"]
+
+
+@pytest.fixture(scope="module")
+def ptx_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("lower_kernels")
+
+
+def nvcc_ptx(ptx_dir: Path, name: str) -> Path:
+    path = ptx_dir / f"{name}.ptx"
+    if not path.exists():
+        oracle.nvcc_ptx(TESTSUITE / f"{name}.cu", path)
+    return path
+
+
+def lower_checked(ptx_path: Path) -> bytes:
+    """Lower every kernel, checking each register allocation with check_regs; the cubin."""
+    from ptxc.driver import Kernel, cubin_bytes, layout, load_module
+    from ptxc.lower import pipeline
+    from ptxc.lower.check_regs import check_allocation
+    from ptxc.lower.select_instrs import ModuleVars
+    from ptxc.sass.encode import encode
+    module = load_module(str(ptx_path), ptx_path.read_text())
+    module_vars = ModuleVars.of(module.globals)
+    kernels = []
+    for ptx_func in module.kernels():
+        func = None
+        for p in pipeline.PASSES:
+            if p.run is None:
+                func = pipeline.select_instrs(ptx_func, "sm_89", str(ptx_path), module_vars)
+            elif p.name == "set_control_codes":
+                p.run(func, "sm_89")
+            elif p.name == "assign_regs":
+                before = copy.deepcopy(func)
+                p.run(func)
+                check_allocation(before, func)
+            else:
+                p.run(func)
+        addrs = layout(func)
+        text = b"".join(encode(instr, addr) for addr, instr in addrs)
+        kernels.append(Kernel(ptx_func.name, func, addrs, text, [a for a, i in addrs if i.op == "EXIT"]))
+    return cubin_bytes(kernels, "sm_89")
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_lowers_with_a_correct_allocation_and_reads_cleanly(name, ptx_dir):
+    path = nvcc_ptx(ptx_dir, name)
+    if name in KNOWN_GAPS:
+        with pytest.raises(CompileError):
+            lower_checked(path)
+        return
+    cubin = ptx_dir / f"{name}.ptxc.cubin"
+    cubin.write_bytes(lower_checked(path))
+    for tool, args in (("cuobjdump", ["-sass"]), ("nvdisasm", [])):
+        run = oracle.run(tool, *args, str(cubin), check=False)
+        assert run.returncode == 0 and run.stderr == "", f"{tool}: {run.stderr}"
+
+
+@pytest.mark.parametrize("name", EMULATED)
+def test_results_equal_nvcc_on_the_emulator(name, ptx_dir):
+    from ptxc.emu.launch_spec import parse_file
+    from ptxc.emu.specrun import differences, run_launches
+    path = nvcc_ptx(ptx_dir, name)
+    ours, theirs = ptx_dir / f"{name}.emu.cubin", ptx_dir / f"{name}.nvcc.cubin"
+    result = subprocess.run([sys.executable, "-m", "ptxc", str(path), "-o", str(ours)], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    oracle.nvcc_cubin(TESTSUITE / f"{name}.cu", theirs)
+    source = (TESTSUITE / f"{name}.cu").read_text()
+    launches = parse_file(source, f"{name}.cu")
+    a = run_launches(theirs.read_bytes(), launches, source, f"{name}.cu")
+    b = run_launches(ours.read_bytes(), launches, source, f"{name}.cu")
+    for buffer in a.buffers:
+        diffs = differences(buffer, a.buffers[buffer], b.buffers[buffer], a.ulp.get(buffer, 0))
+        assert not diffs, f"{buffer}: {len(diffs)} elements differ, first {diffs[:3]}"
