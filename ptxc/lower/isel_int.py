@@ -404,10 +404,43 @@ def clz(s: Selector, i: ptx.Instr):
 def bfind(s: Selector, i: ptx.Instr):
     d, a = i.operands
     t = type_of(i)
+    if size_of(t) == 8:
+        bfind64(s, i, d, a, t)
+        return
     mods = ("U32",) if t.startswith("u") else ()
     if i.has("shiftamt"):
         mods += ("SH",)
     s.emit("FLO", mods, [s.reg(d)], [s.r(a, t)])
+
+
+def bfind64(s: Selector, i: ptx.Instr, d, a, t: str):
+    """The highest set (or, signed, non-sign) bit of a 64-bit value: FLO of the high
+    word plus 32 if it has one, else FLO of the low word (-1 if none).  .shiftamt
+    gives 63 minus that (all ones when no bit is set)."""
+    va = wide(s, a, t)
+    hi, lo = half(va, 1), half(va, 0)
+    signed = t.startswith("s")
+    word_hi, word_lo = s.new(), s.new()
+    s.emit("FLO", () if signed else ("U32",), [word_hi], [hi])
+    p = s.new_pred()
+    s.emit("ISETP", ("NE", "AND"), [p, TRUE], [word_hi, Imm(0xFFFFFFFF, "int"), TRUE])
+    low_src = lo
+    if signed:   # below a sign-only high word, the low word counts bits unlike the sign
+        sign = s.new()
+        s.emit("SHF", ("R", "S32", "HI"), [sign], [ZERO, Imm(31, "int"), hi])
+        low_src = s.new()
+        lop3(s, low_src, lo, sign, ZERO, LUT_XOR)
+    s.emit("FLO", ("U32",), [word_lo], [low_src])
+    top = s.new()
+    s.emit("IADD3", (), [top], [word_hi, Imm(32, "int"), ZERO])
+    result = s.reg(d) if not i.has("shiftamt") else s.new()
+    s.emit("SEL", (), [result], [top, word_lo, p])
+    if i.has("shiftamt"):
+        none = s.new_pred()
+        s.emit("ISETP", ("EQ", "AND"), [none, TRUE], [result, Imm(0xFFFFFFFF, "int"), TRUE])
+        amount = s.new()
+        s.emit("IADD3", (), [amount], [neg(result), Imm(63, "int"), ZERO])
+        s.emit("SEL", (), [s.reg(d)], [amount, Imm(0xFFFFFFFF, "int"), replace(none, inv=True)])
 
 
 def brev(s: Selector, i: ptx.Instr):

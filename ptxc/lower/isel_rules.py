@@ -72,7 +72,7 @@ RULES = [
     Rule(r"abs\.s(16|32|64)", ints.abs_int, "IABS"),
     Rule(r"popc\.b(32|64)", ints.popc, "POPC"),
     Rule(r"clz\.b(32|64)", ints.clz, "31 - FLO.U32"),
-    Rule(r"bfind(\.shiftamt)?\.[su](32)", ints.bfind, "FLO"),
+    Rule(r"bfind(\.shiftamt)?\.[su](32|64)", ints.bfind, "FLO (64-bit: of the high word, else the low)"),
     Rule(r"brev\.b(32|64)", ints.brev, "BREV"),
     Rule(r"bfi\.b(32|64)", ints.bfi, "shift and LOP3 select under the field mask"),
     Rule(r"bfe\.[su](32|64)", ints.bfe, "shift the field to the top, then down (arithmetic for signed)"),
