@@ -14,6 +14,7 @@ from ..ptx import ir as ptx
 from .assign_regs import assign_regs
 from .branch_to_exit import branch_to_exit
 from .expand_wide_ops import expand_wide_ops
+from .fold_address_offsets import fold_address_offsets
 from .fold_constants import fold_constants
 from .fold_cvta import fold_cvta
 from .fuse_ffma import fuse_ffma
@@ -53,6 +54,7 @@ PASSES = [
     Pass("fuse_ffma", fuse_ffma),
     Pass("fold_constants", fold_constants),
     Pass("simplify_instrs", simplify_instrs),
+    Pass("fold_address_offsets", fold_address_offsets),
     Pass("legalize_operands", legalize_operands, required=True),
     Pass("remove_dead_code", remove_dead_code),
     Pass("simplify_cfg", simplify_cfg),

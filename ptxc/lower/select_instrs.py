@@ -57,6 +57,16 @@ USER_CONST_BANK = 3   # `.const` variables live in constant bank 3 on sm_89
 class Unsupported(Exception):
     """A PTX instruction or operand this backend cannot lower (reported with its location)."""
 
+    def message(self) -> str:
+        return f"unsupported {self}"
+
+
+class BadOperand(Unsupported):
+    """An operand PTX itself forbids there (a register of the wrong type)."""
+
+    def message(self) -> str:
+        return str(self)
+
 
 @dataclass
 class Rule:
@@ -373,7 +383,7 @@ def select_instrs(ptx_func: ptx.Function, arch: str = "sm_89", filename: str = "
             lower_one(selector, rule, item)
         except Unsupported as exc:
             line, col = item.loc or (0, 0)
-            problems.append(Diagnostic(f"unsupported {exc}", SourceLoc(filename, line, col)))
+            problems.append(Diagnostic(exc.message(), SourceLoc(filename, line, col)))
         finally:
             selector.guard = None
     if problems:
@@ -381,8 +391,33 @@ def select_instrs(ptx_func: ptx.Function, arch: str = "sm_89", filename: str = "
     return selector.func
 
 
+# Operations whose register operands must all have the instruction's type size
+# (PTX's "operand types must match the instruction type" for arithmetic).
+SAME_SIZE_OPS = frozenset("add sub mul mad fma min max and or xor not neg abs div rem selp".split())
+
+
+def check_operand_types(s: Selector, item: ptx.Instr) -> None:
+    """A register of the wrong size for an arithmetic instruction (add.s32 on a 64-bit
+    register) is an error at the instruction, not silently wrong code."""
+    if item.base not in SAME_SIZE_OPS or item.has("wide") or item.has("hi") and item.base == "mad":
+        return
+    type_ = item.parts[-1]
+    if type_ not in ptx._TYPE_SIZES or type_ == "pred":
+        return
+    size = _type_size(type_)
+    operands = item.operands[:3] if item.base == "selp" else item.operands
+    for op in operands:
+        if isinstance(op, ptx.Reg):
+            declared = s.reg_type(op)
+            if declared == "pred" and item.base in ("and", "or", "xor", "not"):
+                continue
+            if _type_size(declared) != size and not (declared in ("b16", "u16", "s16") and size == 2):
+                raise BadOperand(f"operand {op.name} is .{declared} but '{item.opcode}' works on .{type_}")
+
+
 def lower_one(s: Selector, rule: Rule, item: ptx.Instr) -> None:
     """Run one rule; a guarded instruction whose code branches is skipped by a branch."""
+    check_operand_types(s, item)
     guard = None
     if item.guard is not None:
         reg = s.reg(item.guard)

@@ -47,7 +47,9 @@ def simplify_instrs(func) -> None:
             elif instr.op == "LOP3" and len(instr.dsts) == 1:
                 _lop3(instr)
             changed |= (instr.op, instr.srcs) != before
+        changed |= _test_bits(func)
         changed |= _propagate_predicates(func)
+        changed |= _combine_compares(func)
         count = sum(len(b.instrs) for b in func.blocks)
         propagate_copies(func)
         fold_constants(func)
@@ -178,6 +180,90 @@ def _propagate_predicates(func) -> bool:
                         if not (i.op in ("PLOP3", "ISETP") and i.dsts and i.dsts[0].key() in copies)
                         and not (i.pred is not None and i.pred.is_zero and i.pred.inv)]
     return True
+
+
+def _single_uses(func) -> tuple[dict, dict]:
+    """Unit -> its writers, unit -> its readers."""
+    from .assign_regs import read_regs
+    writers, readers = unit_defs(func), {}
+    for instr in func.instrs():
+        for reg in read_regs(instr):
+            for k in range(reg.width):
+                readers.setdefault((reg.file, reg.num + k, reg.virtual), []).append(instr)
+    return writers, readers
+
+
+def _test_bits(func) -> bool:
+    """`LOP3 t = x & c` read only by `ISETP.EQ/NE p, t, 0` becomes the LOP3 writing the
+    predicate itself (`LOP3.LUT P, RZ, x, c, RZ, 0xc0, !PT`: P = (x & c) != 0), as
+    ptxas tests bits; an EQ test reads it with `!`."""
+    writers, readers = _single_uses(func)
+    changed = False
+    for block in func.blocks:
+        for instr in block.instrs:
+            if not (instr.op == "ISETP" and instr.mods[:1] in (("EQ",), ("NE",)) and instr.mods[-1] == "AND"
+                    and "EX" not in instr.mods and instr.pred is None and _is_pt(instr.srcs[2])
+                    and _is_pt(instr.dsts[1]) and _zero(instr.srcs[1])):
+                continue
+            t = instr.srcs[0]
+            if not (isinstance(t, Reg) and t.virtual and t.width == 1 and not (t.neg or t.inv)):
+                continue
+            lop = writers.get(t.key(), [])
+            if len(lop) != 1 or len(readers.get(t.key(), [])) != 1:
+                continue
+            lop = lop[0]
+            if lop.op != "LOP3" or lop.pred is not None or len(lop.dsts) != 1 or lop.srcs[3].bits != 0xC0 \
+                    or not _zero(lop.srcs[2]):
+                continue
+            p = instr.dsts[0]
+            if not p.virtual or len(writers.get(p.key(), [])) != 1:
+                continue
+            is_ne = instr.mods[0] == "NE"
+            fresh = func.new_vreg("P")
+            lop.dsts = [fresh, Reg("R", RZ)]
+            # p = fresh (NE) or !fresh (EQ): a predicate copy _propagate_predicates removes
+            instr.op, instr.mods = "PLOP3", ("LUT",)
+            instr.dsts = [p, Reg("P", PT)]
+            instr.srcs = [fresh, Reg("P", PT), Reg("P", PT), Imm(0xF0 if is_ne else 0x0F, "int"), Imm(0, "int")]
+            changed = True
+    return changed
+
+
+def _combine_compares(func) -> bool:
+    """A compare read only by a PLOP3 that ands, ors or xors it with another predicate
+    takes that predicate as its combining input (ISETP.GT.XOR P0, PT, a, b, !P1)."""
+    writers, readers = _single_uses(func)
+    ops = {0xC0: "AND", 0xFC: "OR", 0x3C: "XOR"}
+    changed = False
+    for instr in func.instrs():
+        if instr.op != "PLOP3" or instr.pred is not None or len(instr.srcs) != 5 or not _is_pt(instr.srcs[2]):
+            continue
+        bool_op = ops.get(instr.srcs[3].bits)
+        if bool_op is None or not _is_pt(instr.dsts[1]):
+            continue
+        for k in (0, 1):
+            first, other = instr.srcs[k], instr.srcs[1 - k]
+            if not (isinstance(first, Reg) and first.virtual and not first.inv):
+                continue
+            cmp = writers.get(first.key(), [])
+            if len(cmp) != 1 or len(readers.get(first.key(), [])) != 1:
+                continue
+            cmp = cmp[0]
+            if cmp.op not in ("ISETP", "FSETP") or cmp.pred is not None or "EX" in cmp.mods \
+                    or cmp.mods[-1] != "AND" or not _is_pt(cmp.srcs[2]) or not _is_pt(cmp.dsts[1]):
+                continue
+            if not all(not isinstance(op, Reg) or op.is_zero or (op.virtual and len(writers.get(op.key(), [])) == 1)
+                       for op in cmp.srcs[:2]):
+                continue     # the compare moves down to the PLOP3: its sources must still hold there
+            instr.op, instr.mods = cmp.op, cmp.mods[:-1] + (bool_op,)
+            instr.srcs = cmp.srcs[:2] + [other]
+            cmp.op = "NOP_DEAD"
+            changed = True
+            break
+    if changed:
+        for block in func.blocks:
+            block.instrs = [i for i in block.instrs if i.op != "NOP_DEAD"]
+    return changed
 
 
 def _equal_high_words(instr):
