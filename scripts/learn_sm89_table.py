@@ -291,6 +291,7 @@ WIDTHS = [
     *[(op, r"\.64(\.|$)", k, 2) for op in ("ATOMG", "ATOM", "ATOMS") for k in (0, 2, 3)],
     ("F2F", r"^F2F\.F64", 0, 2), ("F2F", r"^F2F\.[A-Z0-9]+\.F64", 1, 2),
     ("F2I", r"\.[SU]64", 0, 2), ("F2I", r"\.F64", 1, 2),
+    ("FRND", r"\.F64", 0, 2), ("FRND", r"\.F64", 1, 2),
     ("I2F", r"^I2F\.F64", 0, 2), ("I2F", r"\.[SU]64", 1, 2),
     *[(op, "", k, 2) for op in ("DADD", "DMUL", "DFMA", "DSETP") for k in range(4)],
     ("CS2R", r"^CS2R(?!\.32)", 0, 2),

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.oracle
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "data" / "emu_gpu" / "h200.npz"
 
-# kernel (plain name) -> (allowed ulp, why)
+# kernel (plain name) -> (allowed ulp, or a function of the buffer length giving it per element, why)
 KNOWN = {
     "float_math": (2, "expf/logf/sinf/powf/tanhf rest on MUFU.EX2/LG2/SIN/COS; the emulator's are correctly rounded"),
     "math_float": (2, "the same library functions"),
@@ -35,9 +35,12 @@ KNOWN = {
     "warp_sum": (None, "float atomicAdd from 32 blocks: the GPU's order is not the emulator's"),
     "struct_global": (None, "thread i reads particle i+1, which another warp updates without synchronization"),
     "read_counter": (None, "reads __device__ variables another kernel of the file set on the GPU run"),
-    "scalars": (None, "OPEN: the emulator and the H200 disagree on fe_mangling's char/short/bool scalar "
-                      "parameters (emulator 16641 = 0x4101 where the GPU has 1): packing of sub-word scalars, "
-                      "or a kernel edited after the GPU run; to investigate"),
+    # o[15] = (double)expf((float)a) + (double)sinf((float)b): float library results on MUFU,
+    # widened.  An operand's float ulp is 2^29 double ulps; where the two cancel (expf ~ -sinf)
+    # one operand ulp is up to 16 ulps of the sum: 2^33.  The other 15 double results must be exact.
+    "math_double": (lambda n: np.where(np.arange(n) % 16 == 15, 2 ** 33, 0),
+                    "o[15] sums float expf and sinf (MUFU.EX2, MUFU.SIN)"),
+    "softmax": (2, "expf rests on MUFU.EX2, whose hardware result the emulator does not reproduce bit for bit"),
 }
 
 
@@ -89,7 +92,7 @@ def test_emulator_matches_h200(entry):
         name = golden_key.split(".", 2)[2]
         got = run.buffers[keys[name]]
         want = data[golden_key]
-        bad = differences(name, got, want, allowed)
+        bad = differences(name, got, want, allowed(len(got)) if callable(allowed) else allowed)
         assert not bad, (f"{entry['file']}:{launch.kernel} buffer '{name}': {len(bad)} elements differ from the "
-                         f"H200 beyond {allowed} ulp; first: "
+                         f"H200 beyond the allowed ulp; first: "
                          + ", ".join(f"[{i}] emulator {a!r} gpu {b!r}" for i, a, b in bad[:5]))

@@ -648,6 +648,14 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                         for lane in range(32):
                             OUT[0, lane] = SRC[0, lane]
                             OUT[1, lane] = SRCH[0, lane]
+                        if mod & (M_MOV_B8 | M_MOV_B16):
+                            for lane in range(32):
+                                x = SRC[0, lane] & (0xFF if mod & M_MOV_B8 else 0xFFFF)
+                                if mod & M_SIGNED:
+                                    top = 0x80 if mod & M_MOV_B8 else 0x8000
+                                    if x >= top:
+                                        x |= M32 ^ (2 * top - 1)
+                                OUT[0, lane] = x
                     elif op == OP_IADD3:
                         for lane in range(32):
                             if (emask >> lane) & 1:
@@ -1310,8 +1318,12 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                     OUT[1, lane] = cbank[bank, (off >> 2) + 1]
                                 elif size == 1:
                                     x = (x >> (8 * (off & 3))) & 0xFF
+                                    if (mod & M_SIGNED) and x >= 0x80:
+                                        x += 0xFFFFFF00
                                 elif size == 2:
                                     x = (x >> (8 * (off & 2))) & 0xFFFF
+                                    if (mod & M_SIGNED) and x >= 0x8000:
+                                        x += 0xFFFF0000
                                 OUT[0, lane] = x
                         if stop:
                             break

@@ -89,6 +89,8 @@ M_DST64 = 1 << 15
 M_SRC16, M_DST16 = 1 << 16, 1 << 17
 # memory: size in bytes in bits 0..4, signed bit 5
 M_SIGNED = 1 << 5
+# ULDC.U8/.S8/.U16/.S16 (a MOV from the constant bank): keep the low byte / half, M_SIGNED extends
+M_MOV_B8, M_MOV_B16 = 1 << 6, 1 << 7
 # atomics: operation in bits 8..11, type in bits 12..14, size in bits 0..4
 (AT_ADD, AT_MIN, AT_MAX, AT_INC, AT_DEC, AT_AND, AT_OR, AT_XOR, AT_EXCH, AT_CAS,
  AT_POPC_INC, AT_CAST) = range(12)

@@ -225,7 +225,9 @@ BUILDERS = {
     "DEPBAR": b_simple(I.OP_NOP), "NANOSLEEP": b_simple(I.OP_NOP),
     "MOV": b_simple(I.OP_MOV, lambda m: I.M_WIDE if "64" in m else 0),
     "UMOV": b_simple(I.OP_MOV, lambda m: I.M_WIDE if "64" in m else 0),
-    "ULDC": b_simple(I.OP_MOV, lambda m: I.M_WIDE if "64" in m else 0),
+    "ULDC": b_simple(I.OP_MOV, lambda m: (I.M_WIDE if "64" in m else 0)
+                     | (I.M_MOV_B8 if "U8" in m or "S8" in m else 0) | (I.M_MOV_B16 if "U16" in m or "S16" in m else 0)
+                     | (I.M_SIGNED if "S8" in m or "S16" in m else 0)),
     "IMAD": b_imad, "UIMAD": b_imad,
     "IADD3": b_simple(I.OP_IADD3, lambda m: I.M_X if "X" in m else 0),
     "UIADD3": b_simple(I.OP_IADD3, lambda m: I.M_X if "X" in m else 0),
@@ -455,7 +457,7 @@ def fill_row(row: np.ndarray, addr: int, instr: Instr, nregs: int) -> None:
     opid, bits = op_and_bits(instr)
     if opid == I.OP_MOV and any(isinstance(src, CBank) and cbank_index(src) is not None for src in instr.srcs):
         # ULDC UR5, c[0x3][UR7]: an indexed constant load on the uniform datapath
-        opid, bits = I.OP_LDC, 8 if "64" in instr.mods else 4
+        opid, bits = b_mem(I.OP_LDC)(instr.op, instr.mods)
     if instr.op.startswith("U") and instr.op != "VOTEU":       # the uniform datapath: once per warp
         bits |= I.M_UNIFORM_DST
     row[I.F_OP], row[I.F_MOD] = opid, bits
