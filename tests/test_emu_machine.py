@@ -112,3 +112,36 @@ def test_program_rows_resolve_rz_and_constants():
     assert (resolved[0, I.F_S + 3], resolved[0, I.F_S + 4]) == (I.K_IMM, 1234)
     unknown = compile_program("k", [(0, Instr("UNKNOWN", (), [], [Imm(0)]))])
     assert unknown.rows[0, I.F_OP] == I.OP_UNKNOWN and 0 in unknown.unsupported
+
+
+def test_differences_counts_ulps_exactly():
+    """Regression: double distances were taken in float64, which rounds the distance
+    between two 64-bit patterns near 1.0 to a multiple of 1024, so 1 ulp read as 0."""
+    from ptxc.emu.specrun import differences
+    one = np.array([1.0, -2.5, 1e300])
+    assert [i for i, _, _ in differences("x", one, np.nextafter(one, np.inf), 0)] == [0, 1, 2]
+    assert differences("x", one, np.nextafter(one, np.inf), 1) == []
+    assert differences("x", np.array([-0.0], np.float32), np.array([0.0], np.float32), 0) == []
+    assert [i for i, _, _ in differences("x", np.array([1.0, 1.0]), np.array([1.0, 1.0 + 2 ** -51]),
+                                         np.array([2, 1]))] == [1]
+    assert differences("x", np.array([np.nan]), np.array([np.nan]), 0) == []
+
+
+POW2 = """
+// LAUNCH: pow2 grid=1 block=64 x=f64[64]:rand out=f64[64]:zero
+__global__ void pow2(const double* x, double* out) {
+    int i = threadIdx.x;
+    out[i] = pow(2.0, x[i] * 4.0);
+}
+"""
+
+
+@needs_nvcc
+def test_mufu_rcp64h_of_an_immediate():
+    """Regression: `MUFU.RCP64H R11, 2` (pow's log of the constant base 2.0) takes the
+    high word of 2.0 as its immediate; the emulator moved it to the high half of a
+    64-bit value, read 0 and made every pow(2.0, y) NaN."""
+    run = run_spec(POW2)
+    x, out = run.initial["x"], run.buffers["out"]
+    want = np.exp2(x * 4.0)
+    assert np.all(np.abs(out - want) <= 2 * np.spacing(want)), (out[:4], want[:4])

@@ -54,12 +54,7 @@ def run(cubin: bytes, path: Path, who: str):
 
 # Kernels the emulator gets wrong with nvcc's own cubin (so there is nothing to compare
 # with); on the H200 both cubins agree.  Not strict: they pass once the emulator does.
-EMULATOR_GAPS = {
-    "fe_mangling.cu": "the emulator runs nvcc's cubin of `scalars` wrongly (out[0] is 16641.0, not "
-                      "(double)flag = 1.0); on the H200 ptxc's and nvcc's agree",
-    "fe_math_double.cu": "the emulator's double arithmetic gives nvcc's cubin non-integral floor() - ceil(); "
-                         "on the H200 ptxc's and nvcc's agree",
-}
+EMULATOR_GAPS: dict[str, str] = {}
 
 
 def _case(name: str):

@@ -331,7 +331,7 @@ def encode_src(op, wide: bool) -> tuple[int, int, int]:
             return I.K_B, op.num, flags
         raise ProgramError(f"register file {op.file}")
     if isinstance(op, Imm):
-        if op.kind == "f64":
+        if op.kind == "f64" and wide:       # the high word of a double (MUFU.RCP64H's is the word itself)
             return I.K_IMM, _signed64((op.bits & 0xFFFFFFFF) << 32), wide_flag
         value = op.bits & (0xFFFFFFFFFFFFFFFF if wide else 0xFFFFFFFF)
         if wide and op.kind == "int" and op.bits < 0:
