@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time ptxc against NVIDIA's tools in the same run, and print the ratios.
 
-    python scripts/bench.py            # median of 7 runs each
+    python scripts/bench.py            # compile times (median of 7 runs), emulator, frontend
     python scripts/bench.py --runs 15 --markdown   # also print a table for docs/PERFORMANCE.md
     python scripts/bench.py --kernels              # the per-kernel table (issue 6's goals)
     python scripts/bench.py --kernels --only saxpy,collatz --no-emu
@@ -9,7 +9,12 @@
 Measured, side by side on the same machine in the same run:
 - `ptxc vadd.cu -o x.cubin` (a fresh process, as a user runs it) vs `nvcc -arch=sm_89 -cubin`;
 - `ptxc vadd.ptx -o x.cubin` vs `ptxas -arch=sm_89` on nvcc's PTX;
-- ptxc in-process (no interpreter start-up): the compile itself.
+- ptxc in-process (no interpreter start-up): the compile itself;
+- the emulator's thread instructions per second on the seed launch (4096x256) and a tiled
+  shared-memory SGEMM, beside NumPy doing the same work, and `ptxc run vadd.cu`'s wall
+  time (scripts/bench_emu.py; --no-emu skips it);
+- the frontend: PTX instructions ptxc/nvcc per file and source lines per CPU second
+  (scripts/bench_frontend.py; --no-frontend skips it).
 
 With --kernels, for every kernel of testsuite/*.cu, nvcc's PTX compiled by ptxc
 (as a drop-in ptxas) against the same PTX compiled by ptxas: static instructions
@@ -33,8 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-import time  # noqa: E402
+sys.path.insert(0, str(ROOT / "scripts"))
 
 from ptxc import oracle  # noqa: E402
 
@@ -73,10 +77,38 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--kernels", action="store_true", help="the per-kernel table over testsuite/*.cu")
     parser.add_argument("--only", help="comma-separated testsuite file stems (with --kernels)")
-    parser.add_argument("--no-emu", action="store_true", help="skip the emulator (no dynamic counts)")
+    parser.add_argument("--no-emu", action="store_true",
+                        help="skip the emulator (its throughput; with --kernels, the dynamic counts)")
+    parser.add_argument("--no-frontend", action="store_true", help="skip the frontend's PTX size and speed")
     args = parser.parse_args()
     if args.kernels:
         return kernel_table(args)
+    compile_times(args)
+    if not args.no_emu:
+        emulator_throughput(args)
+    if not args.no_frontend:
+        frontend_speed(args)
+    return 0
+
+
+def emulator_throughput(args) -> None:
+    """The emulator beside NumPy doing the same work (scripts/bench_emu.py's workloads)."""
+    import bench_emu
+    print("\n# the emulator: thread instructions per second inside kernels, NumPy alongside")
+    bench_emu.seed_launch(args.runs)
+    bench_emu.tiled_matmul(args.runs, 256)
+    bench_emu.seed_program(min(args.runs, 3))
+
+
+def frontend_speed(args) -> None:
+    """PTX instructions ptxc/nvcc and the frontend's lines per second (scripts/bench_frontend.py)."""
+    import bench_frontend
+    print("\n# the frontend: PTX instructions ptxc/nvcc -ptx per file, source lines per CPU second")
+    sys.argv = [sys.argv[0], "--runs", str(args.runs)]
+    bench_frontend.main()
+
+
+def compile_times(args) -> None:
     source = ROOT / "testsuite" / "vadd.cu"
     tmp = Path(tempfile.mkdtemp(prefix="ptxc-bench-"))
     ptx = oracle.nvcc_ptx(source, tmp / "vadd.ptx")
@@ -100,7 +132,6 @@ def main() -> int:
         print("\n| what | ptxc (median) | NVIDIA (median) | ratio ptxc/NVIDIA |\n|---|---|---|---|")
         for name, t_ours, their_name, t_theirs, ratio in results:
             print(f"| {name} | {t_ours * 1000:.1f} ms | {their_name} {t_theirs * 1000:.1f} ms | {ratio:.2f} |")
-    return 0
 
 
 # ---- the per-kernel table ----------------------------------------------------------------
