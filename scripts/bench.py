@@ -194,21 +194,27 @@ def kernel_table(args) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="ptxc-bench-"))
     rows, problems = [], []
     ptxas = [oracle.require("ptxas"), "-arch=sm_89"]
+    # Warm up once (the instruction table, Lark's tables and lazy imports load on first
+    # use), so that the first file's kernels are not charged for it.
+    lower_module(load_module("vadd.ptx", oracle.nvcc_ptx(ROOT / "testsuite" / "vadd.cu", tmp / "warm.ptx").read_text()),
+                 Options(filename="vadd.ptx"))
     for cu in files:
         ptx = oracle.nvcc_ptx(cu, tmp / f"{cu.stem}.ptx")
         theirs = tmp / f"{cu.stem}.ptxas.cubin"
         t_ptxas = median_seconds(command(ptxas + ["-o", theirs, ptx]), args.runs)
         try:
             t_cmd = median_seconds(command([sys.executable, "-m", "ptxc", ptx, "-o", tmp / "x.cubin"]), args.runs)
-            module = load_module(str(ptx), ptx.read_text())
             per_kernel_time = {}
-            kernels = []
-            for ptx_func in module.kernels():
-                single = type(module)(module.version, module.target, module.address_size, [ptx_func],
-                                      module.globals)
-                start = time.perf_counter()
-                kernels += lower_module(single, Options(filename=str(ptx)))
-                per_kernel_time[ptx_func.name] = time.perf_counter() - start
+            for attempt in range(max(1, min(args.runs, 5))):   # best of: a fresh parse each time
+                module = load_module(str(ptx), ptx.read_text())
+                kernels = []
+                for ptx_func in module.kernels():
+                    single = type(module)(module.version, module.target, module.address_size, [ptx_func],
+                                          module.globals)
+                    start = time.perf_counter()
+                    kernels += lower_module(single, Options(filename=str(ptx)))
+                    took = time.perf_counter() - start
+                    per_kernel_time[ptx_func.name] = min(per_kernel_time.get(ptx_func.name, took), took)
             ours = cubin_bytes(kernels, "sm_89")
         except Exception as exc:   # report and go on: the table shows what does lower
             reason = getattr(exc, "stderr", None) or str(exc)
