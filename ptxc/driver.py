@@ -70,9 +70,33 @@ def lower_module(module: ptx.Module, options: Options) -> list[Kernel]:
 
 
 def cubin_bytes(kernels: list[Kernel], arch: str) -> bytes:
-    from .cubin.writer import KernelImage, write_cubin
+    """The cubin of `kernels` (source order) and of the module variables they were
+    lowered against (every kernel of a module carries the same ModuleVars)."""
+    from .cubin.writer import write_cubin
     images = [kernel_image(k) for k in kernels]
-    return write_cubin(images, arch=arch, tool_name="ptxc", tool_version=f"ptxc {__version__}")
+    return write_cubin(images, arch=arch, tool_name="ptxc", tool_version=f"ptxc {__version__}",
+                       variables=module_variables(kernels))
+
+
+def module_variables(kernels: list[Kernel]) -> list:
+    """The `.const` and `.global` variables as the cubin writer takes them, at the
+    places select_instrs gave them (ModuleVars), in placement order."""
+    from .cubin.writer import ModuleVariable
+    from .lower.select_instrs import initial_bytes, variable_align
+    module_vars = next((k.func.module_vars for k in kernels if getattr(k.func, "module_vars", None)), None)
+    if module_vars is None:
+        return []
+    out = []
+    for var in module_vars.placed():
+        if var.state == ".const":
+            out.append(ModuleVariable(var.name, "const", var.size, variable_align(var),
+                                      module_vars.const_offsets[var.name], initial_bytes(var),
+                                      visible=var.visible))
+        else:
+            out.append(ModuleVariable(var.name, "global", var.size, variable_align(var),
+                                      module_vars.global_offsets[var.name], initial_bytes(var),
+                                      module_vars.address_slots[var.name], var.visible))
+    return out
 
 
 def kernel_image(kernel: Kernel):

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from . import elf
 from . import nvinfo as ni
 from .elf import Section, Segment, Symbol
-from .writer import EM_CUDA, PARAM_BASE, KernelImage
+from .writer import (ADDRESS_BANK, CONST_BANK, EM_CUDA, GLOBAL_INIT, GLOBAL_ZERO, PARAM_BASE,
+                     KernelImage, ModuleVariable)
 
 
 class CubinError(Exception):
@@ -35,6 +36,7 @@ class Cubin:
     relocations: dict[str, list[elf.Relocation]]  # relocation section name -> entries
     notes: dict[str, list[tuple[bytes, int, bytes]]]
     kernels: list[KernelImage] = field(default_factory=list)  # source order, as write_cubin takes them
+    variables: list[ModuleVariable] = field(default_factory=list)  # as write_cubin takes them
 
     @property
     def arch(self) -> str:
@@ -88,7 +90,36 @@ def _read(data: bytes, filename: str) -> Cubin:
         notes={s.name: elf.unpack_notes(s.data) for s in sections if s.type == elf.SHT_NOTE})
     cubin.kernels = [_kernel(cubin, s) for s in reversed(sections)
                      if s.name.startswith(".text.") and _is_kernel(cubin, s)]
+    cubin.variables = _variables(cubin)
     return cubin
+
+
+def _variables(cubin: Cubin) -> list[ModuleVariable]:
+    """The `.global` and `.const` variables: STT_OBJECT symbols in .nv.constant3,
+    .nv.global and .nv.global.init, with their bytes and their .nv.constant4 address
+    slots, in the order ptxas placed them: the `.visible` (GLOBAL) ones first, then
+    the others, each in symbol-table order."""
+    spaces = {CONST_BANK: "const", GLOBAL_ZERO: "global", GLOBAL_INIT: "global"}
+    slots = {r.symbol: r.offset for r in cubin.relocations.get(".rel" + ADDRESS_BANK, [])}
+    variables = []
+    for number, sym in sorted(enumerate(cubin.symbols), key=lambda e: e[1].bind != elf.STB_GLOBAL):
+        section = cubin.sections[sym.shndx] if 0 < sym.shndx < len(cubin.sections) else None
+        if sym.type != elf.STT_OBJECT or section is None or section.name not in spaces:
+            continue
+        init = section.data[sym.value:sym.value + sym.size] if section.name != GLOBAL_ZERO else None
+        variables.append(ModuleVariable(
+            sym.name, spaces[section.name], sym.size, _alignment(sym.value, section.align),
+            sym.value, init, slots.get(number), sym.bind == elf.STB_GLOBAL))
+    return variables
+
+
+def _alignment(offset: int, section_align: int) -> int:
+    """A variable's alignment as far as the file shows it: the largest power of two
+    that divides its offset, at most its section's alignment."""
+    align = max(section_align, 1)
+    while offset % align:
+        align //= 2
+    return align
 
 
 def _check_header(data: bytes, filename: str) -> elf.Header:

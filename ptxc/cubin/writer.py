@@ -7,6 +7,18 @@ shared window, constant banks after the code, five program headers; see docs/cub
 Given nvcc's own .text and the same tool strings it reproduces nvcc's cubin exactly.
 Kernels are passed in source (PTX) order; like ptxas, the file holds them in reverse
 order.
+
+Module-scope variables (sm_89; ModuleVariable) are placed as ptxas places them while
+it makes the first kernel of the file: `.visible` ones first, then the others, each
+in declaration order, a section created (with its section symbol and names) the
+first time a variable needs it.  `.const` -> .nv.constant3 (PROGBITS A, initial
+bytes); `.global` -> .nv.global (NOBITS WA) or .nv.global.init (PROGBITS WA), and an
+8-byte slot per `.global` in .nv.constant4 (PROGBITS A, zeros) that R_CUDA_64
+relocations in .rel.nv.constant4 (last slot first) fill with its address.  The module
+banks come after .rel.debug_frame in creation order, .nv.global.init after the code,
+the NOBITS sections in creation order (the first kernel's shared window, .nv.global,
+the others' windows); the writable LOAD segment covers .nv.global.init's bytes and
+the NOBITS windows.
 """
 from __future__ import annotations
 
@@ -85,14 +97,49 @@ class KernelImage:
         return min(self.exit_offsets) + 16 if self.exit_offsets else 0x10
 
 
+# Sections of module-scope variables (ptxas 13.5, sm_89; measured on nvcc's cubins).
+CONST_BANK = ".nv.constant3"        # `.const` variables (c[0x3][offset]), with their initial bytes
+ADDRESS_BANK = ".nv.constant4"      # the 64-bit address of every `.global` variable (c[0x4][slot])
+GLOBAL_ZERO = ".nv.global"          # `.global` variables without an initializer (NOBITS)
+GLOBAL_INIT = ".nv.global.init"     # `.global` variables with one
+ADDRESS_SLOT = 8                    # bytes per address in .nv.constant4
+
+
+@dataclass
+class ModuleVariable:
+    """A module-scope `.global` or `.const` variable as the cubin holds it.
+
+    The lowering lays the variables out (the code reads them at these offsets); the
+    writer only places them: `.const` ones in .nv.constant3, `.global` ones in
+    .nv.global.init (with an initializer) or .nv.global (without), each with an
+    STT_OBJECT symbol (LOCAL, or GLOBAL when `.visible`).  A `.global` variable's
+    address lives at `address_slot` in .nv.constant4, filled by an R_CUDA_64
+    relocation (.rel.nv.constant4) when the driver loads the module."""
+    name: str
+    space: str                       # "global" or "const"
+    size: int
+    align: int
+    offset: int                      # in its section
+    init: bytes | None = None        # initial bytes (at most `size`; the rest is zero)
+    address_slot: int | None = None  # offset of its address in .nv.constant4 (globals)
+    visible: bool = False
+
+    @property
+    def section(self) -> str:
+        if self.space == "const":
+            return CONST_BANK
+        return GLOBAL_INIT if self.init is not None else GLOBAL_ZERO
+
+
 def write_cubin(kernels: list[KernelImage], arch: str = "sm_89", tool_name: str = "ptxc",
                 tool_version: str = PTXC_TOOL_VERSION, tool_args: str | None = None,
-                tool_branch: str = "") -> bytes:
+                tool_branch: str = "", variables: list[ModuleVariable] = ()) -> bytes:
     """The cubin holding `kernels` (in source order) for `arch` ("sm_89" or "sm_90").
 
     The tool strings go into .note.nv.tkinfo; tool_args defaults to what nvcc passes
     ptxas ("-arch sm_89 -m 64").  To reproduce nvcc's cubin, pass tool_name="ptxas"
-    and nvcc's version, branch and args strings.
+    and nvcc's version, branch and args strings.  `variables` are the module's
+    `.global` and `.const` variables in declaration order (sm_89 only).
     """
     if arch not in PARAM_BASE:
         raise ValueError(f"unsupported architecture {arch!r} (sm_89 or sm_90)")
@@ -102,9 +149,16 @@ def write_cubin(kernels: list[KernelImage], arch: str = "sm_89", tool_name: str 
         _check(k)
     if len({k.name for k in kernels}) != len(kernels):
         raise ValueError("two kernels with the same name")
+    variables = list(variables)
+    _check_variables(variables)
+    if variables and arch != "sm_89":
+        raise ValueError(f"module variables are not modelled for {arch} (sm_89 only)")
     if tool_args is None:
         tool_args = f"-arch {arch} -m 64"
-    plan = (_PlanSM90 if arch == "sm_90" else _Plan)(list(reversed(kernels)), arch)
+    if arch == "sm_90":
+        plan = _PlanSM90(list(reversed(kernels)), arch)
+    else:
+        plan = _Plan(list(reversed(kernels)), arch, variables=variables)
     return plan.build((tool_name, tool_version, tool_branch, tool_args))
 
 
@@ -126,6 +180,30 @@ def _check(k: KernelImage) -> None:
         raise bad(f"shared alignment {k.shared_align} is not a power of two")
 
 
+def _check_variables(variables: list[ModuleVariable]) -> None:
+    """Refuse variables the layout cannot hold: unknown spaces, initializers longer than
+    the variable, overlapping offsets or address slots, names used twice."""
+    if len({v.name for v in variables}) != len(variables):
+        raise ValueError("two module variables with the same name")
+    slots = [v.address_slot for v in variables if v.address_slot is not None]
+    if len(set(slots)) != len(slots) or any(slot % ADDRESS_SLOT for slot in slots):
+        raise ValueError(f"address slots {slots} overlap or are not 8-byte aligned")
+    by_section: dict[str, list] = {}
+    for v in variables:
+        if v.space not in ("global", "const"):
+            raise ValueError(f"variable {v.name!r}: space {v.space!r} is not global or const")
+        if v.init is not None and len(v.init) > v.size:
+            raise ValueError(f"variable {v.name!r}: {len(v.init)} initial bytes for {v.size}")
+        if v.align < 1 or v.align & (v.align - 1) or v.offset % v.align:
+            raise ValueError(f"variable {v.name!r}: offset {v.offset} is not aligned to {v.align}")
+        by_section.setdefault(v.section, []).append(v)
+    for section, members in by_section.items():
+        members = sorted(members, key=lambda v: v.offset)
+        for a, b in zip(members, members[1:]):
+            if a.offset + a.size > b.offset:
+                raise ValueError(f"variables {a.name!r} and {b.name!r} overlap in {section}")
+
+
 # ---- the layout -------------------------------------------------------------------
 
 @dataclass
@@ -135,8 +213,10 @@ class _Plan:
     arch: str
     sections: list[Section] = field(default_factory=list)
     symbols: list[Symbol] = field(default_factory=list)
+    variables: list[ModuleVariable] = field(default_factory=list)   # declaration order
 
     def build(self, notes) -> bytes:
+        self.module_items = _module_items(self.variables)
         self._number_sections()
         self._number_symbols()
         self._fill_contents(notes)
@@ -147,37 +227,65 @@ class _Plan:
         names = [".shstrtab", ".strtab", ".symtab", ".debug_frame", ".note.nv.tkinfo",
                  ".note.nv.cuinfo", ".nv.info"] + self._compat_names()
         names += [f".nv.info.{k.name}" for k in self.kernels]
-        names += [".nv.callgraph", ".nv.rel.action", ".rel.debug_frame"]
+        names += [".nv.callgraph", ".nv.rel.action"]
+        made = self._module_sections()
+        if ADDRESS_BANK in made:
+            names.append(".rel" + ADDRESS_BANK)
+        names.append(".rel.debug_frame")
+        names += [name for name in made if name.startswith(".nv.constant")]   # in creation order
         names += [f".nv.constant0.{k.name}" for k in self.kernels]
         names += [f".text.{k.name}" for k in self.kernels]
-        names += [f".nv.shared.{k.name}" for k in self.kernels if k.shared_size]
+        names += [GLOBAL_INIT] if GLOBAL_INIT in made else []
+        # NOBITS windows in creation order: the first kernel's, the module's, the others'
+        for i, k in enumerate(self.kernels):
+            if k.shared_size:
+                names.append(f".nv.shared.{k.name}")
+            if i == 0 and GLOBAL_ZERO in made:
+                names.append(GLOBAL_ZERO)
         self.index = {name: i + 1 for i, name in enumerate(names)}
+
+    def _module_sections(self) -> list[str]:
+        """The sections the module's variables create, in the order ptxas creates them."""
+        return [name for kind, name in self.module_items if kind == "section"]
 
     def _compat_names(self) -> list[str]:
         return []  # sm_89 has no .nv.compat (sm_90: _PlanSM90)
 
     def _number_symbols(self) -> None:
         """Section symbols first (ptxas's order), then one global symbol per kernel."""
-        local = [".note.nv.tkinfo", ".note.nv.cuinfo"]
-        for k in self.kernels:
-            local.append(f".text.{k.name}")
+        section = lambda name: Symbol(name, type=elf.STT_SECTION, shndx=self.index[name])
+        local = [section(".note.nv.tkinfo"), section(".note.nv.cuinfo")]
+        visible = []
+        for i, k in enumerate(self.kernels):
+            local.append(section(f".text.{k.name}"))
             if k.shared_size:
-                local.append(f".nv.shared.{k.name}")
-            local.append(f".nv.constant0.{k.name}")
-        local += [".debug_frame", ".nv.callgraph", ".nv.rel.action"]
-        self.symbols = [Symbol("")]
-        self.symbols += [Symbol(name, type=elf.STT_SECTION, shndx=self.index[name]) for name in local]
+                local.append(section(f".nv.shared.{k.name}"))
+            if i == 0:   # ptxas places the module's variables while making the first kernel
+                for kind, item in self.module_items:
+                    if kind == "section":
+                        local.append(section(item))
+                    else:
+                        (visible if item.visible else local).append(self._variable_symbol(item))
+            local.append(section(f".nv.constant0.{k.name}"))
+        local += [section(name) for name in (".debug_frame", ".nv.callgraph", ".nv.rel.action")]
+        self.symbols = [Symbol("")] + local
         for k in self.kernels:
             self.symbols.append(Symbol(k.name, size=len(k.text), bind=elf.STB_GLOBAL,
                                        type=elf.STT_FUNC, other=STO_CUDA_ENTRY,
                                        shndx=self.index[f".text.{k.name}"]))
+        self.symbols += visible
         self.symbol_index = {s.name: i for i, s in enumerate(self.symbols)}
         self.first_global = len(local) + 1
+
+    def _variable_symbol(self, v: ModuleVariable) -> Symbol:
+        return Symbol(v.name, value=v.offset, size=v.size, type=elf.STT_OBJECT,
+                      bind=elf.STB_GLOBAL if v.visible else elf.STB_LOCAL,
+                      shndx=self.index[v.section])
 
     # -- contents --
     def _fill_contents(self, notes) -> None:
         idx, sym = self.index, self.symbol_index
-        shstrtab, strtab = _string_tables(self.kernels, self._compat_names())
+        shstrtab, strtab = _string_tables(self.kernels, self._compat_names(), self.module_items)
         for s in self.symbols:
             s.name_offset = strtab.add(s.name)
         debug_frame, frame_relocs = self._debug_frame()
@@ -201,10 +309,18 @@ class _Plan:
             Section(".nv.callgraph", SHT_CUDA_CALLGRAPH, data=_callgraph(),
                     link=idx[".symtab"], align=4, entsize=8),
             Section(".nv.rel.action", SHT_CUDA_RELOCINFO, data=REL_ACTION, align=8, entsize=8),
-            Section(".rel.debug_frame", elf.SHT_REL, elf.SHF_INFO_LINK,
-                    b"".join(r.pack() for r in frame_relocs), link=idx[".symtab"],
-                    info=idx[".debug_frame"], align=8, entsize=elf.REL.size),
         ]
+        if ".rel" + ADDRESS_BANK in idx:
+            secs.append(Section(".rel" + ADDRESS_BANK, elf.SHT_REL, elf.SHF_INFO_LINK,
+                                b"".join(r.pack() for r in self._address_relocations()),
+                                link=idx[".symtab"], info=idx[ADDRESS_BANK], align=8,
+                                entsize=elf.REL.size))
+        secs.append(Section(".rel.debug_frame", elf.SHT_REL, elf.SHF_INFO_LINK,
+                            b"".join(r.pack() for r in frame_relocs), link=idx[".symtab"],
+                            info=idx[".debug_frame"], align=8, entsize=elf.REL.size))
+        for name in self._module_sections():
+            if name.startswith(".nv.constant"):
+                secs.append(self._variable_section(name))
         for k in self.kernels:
             secs.append(Section(f".nv.constant0.{k.name}", elf.SHT_PROGBITS,
                                 elf.SHF_ALLOC | elf.SHF_INFO_LINK,
@@ -215,15 +331,46 @@ class _Plan:
                                 elf.SHF_ALLOC | elf.SHF_EXECINSTR, k.text, link=idx[".symtab"],
                                 # ptxas packs the register count into sh_info's top byte
                                 info=(k.regcount << 24) | sym[k.name], align=TEXT_ALIGN))
-        for k in self.kernels:
+        if GLOBAL_INIT in idx:
+            secs.append(self._variable_section(GLOBAL_INIT))
+        for i, k in enumerate(self.kernels):
             if k.shared_size:
                 secs.append(Section(f".nv.shared.{k.name}", elf.SHT_NOBITS,
                                     elf.SHF_WRITE | elf.SHF_ALLOC | elf.SHF_INFO_LINK,
                                     info=idx[f".text.{k.name}"], align=k.shared_align,
                                     nobits_size=k.shared_size))
+            if i == 0 and GLOBAL_ZERO in idx:
+                secs.append(self._variable_section(GLOBAL_ZERO))
         for s in secs:
             s.name_offset = shstrtab.add(s.name)
         self.sections = secs
+
+    def _variable_section(self, name: str) -> Section:
+        """.nv.constant3 / .nv.global.init (initial bytes), .nv.global (NOBITS) or
+        .nv.constant4 (zeros the relocations fill): each as long as its last variable
+        reaches and aligned to its most aligned one."""
+        if name == ADDRESS_BANK:
+            slots = [v.address_slot for v in self.variables if v.address_slot is not None]
+            return Section(name, elf.SHT_PROGBITS, elf.SHF_ALLOC,
+                           bytes(max(slots) + ADDRESS_SLOT), align=ADDRESS_SLOT)
+        members = [v for v in self.variables if v.section == name]
+        size = max(v.offset + v.size for v in members)
+        align = max(v.align for v in members)
+        if name == GLOBAL_ZERO:
+            return Section(name, elf.SHT_NOBITS, elf.SHF_WRITE | elf.SHF_ALLOC, align=align,
+                           nobits_size=size)
+        data = bytearray(size)
+        for v in members:
+            if v.init:
+                data[v.offset:v.offset + len(v.init)] = v.init
+        flags = elf.SHF_ALLOC | (elf.SHF_WRITE if name == GLOBAL_INIT else 0)
+        return Section(name, elf.SHT_PROGBITS, flags, bytes(data), align=align)
+
+    def _address_relocations(self) -> list[elf.Relocation]:
+        """R_CUDA_64 per `.global` variable at its .nv.constant4 slot, last slot first."""
+        relocs = [elf.Relocation(v.address_slot, self.symbol_index[v.name], R_CUDA_64)
+                  for v in self.variables if v.address_slot is not None]
+        return sorted(relocs, key=lambda r: r.offset, reverse=True)
 
     def _global_info(self) -> list[ni.Record]:
         """REGCOUNT and FRAME_SIZE per kernel in source order, then MIN_STACK_SIZE per
@@ -480,22 +627,32 @@ def _link_sm90(sections: list[Section]) -> bytes:
     return bytes(out)
 
 
-def _string_tables(kernels: list[KernelImage],
-                   extra: list[str]) -> tuple[elf.StringTable, elf.StringTable]:
+def _string_tables(kernels: list[KernelImage], extra: list[str],
+                   module_items: list = ()) -> tuple[elf.StringTable, elf.StringTable]:
     """ptxas registers every section name it might create, used or not, in both string
-    tables (in slightly different orders), then the kernel names in .strtab."""
+    tables (in slightly different orders), then the kernel names in .strtab.  The
+    module's variables come while the first kernel is made (after its .nv.shared name):
+    their sections' names in both tables, the local variables' names in .strtab; the
+    `.visible` ones' names end .strtab."""
     head = [".shstrtab", ".strtab", ".symtab", ".symtab_shndx", ".note.nv.tkinfo",
             ".note.nv.cuinfo", ".nv.info"] + extra
-    tail = [".debug_frame", ".rel.debug_frame", ".rela.debug_frame", ".nv.callgraph",
-            ".nv.prototype", ".nv.rel.action"]
+    made = [item for kind, item in module_items if kind == "section"]
+    tail = [".debug_frame"] + [".rel" + ADDRESS_BANK] * (ADDRESS_BANK in made) + \
+        [".rel.debug_frame", ".rela.debug_frame", ".nv.callgraph", ".nv.prototype", ".nv.rel.action"]
     shstrtab, strtab = elf.StringTable(), elf.StringTable()
     for name in head:
         shstrtab.add(name)
         strtab.add(name)
-    for k in kernels:
+    for i, k in enumerate(kernels):
         for table, bank_order in ((shstrtab, ("", ".rel")), (strtab, (".rel", ""))):
             for prefix in (".text.", ".nv.info.", ".nv.shared."):
                 table.add(prefix + k.name)
+            if i == 0:
+                for kind, item in module_items:
+                    if kind == "section":
+                        table.add(item)
+                    elif table is strtab and not item.visible:
+                        table.add(item.name)
             for rel in bank_order:
                 table.add(f"{rel}.nv.constant0.{k.name}")
     for name in tail:
@@ -503,7 +660,37 @@ def _string_tables(kernels: list[KernelImage],
         strtab.add(name)
     for k in kernels:
         strtab.add(k.name)
+    for kind, item in module_items:
+        if kind == "var" and item.visible:
+            strtab.add(item.name)
     return shstrtab, strtab
+
+
+def placement_order(variables: list) -> list:
+    """The order ptxas places module variables in (offsets, address slots, symbols):
+    the `.visible` ones first, then the others, each in declaration order.  Anything
+    with a `visible` attribute (ModuleVariable, ptxc.ptx.ir.Variable) will do."""
+    return [v for v in variables if v.visible] + [v for v in variables if not v.visible]
+
+
+def _module_items(variables: list[ModuleVariable]) -> list[tuple[str, object]]:
+    """What the module's variables add to the file, in ptxas's order of creation:
+    ("section", name) the first time a section is needed, ("var", variable) for each
+    variable: the `.visible` ones first, then the others, each in declaration order.
+    A `.global` variable's address slot is made right after its symbol, so
+    .nv.constant4 appears after the first `.global` variable."""
+    items, made = [], set()
+
+    def section(name: str) -> None:
+        if name not in made:
+            made.add(name)
+            items.append(("section", name))
+    for v in placement_order(variables):
+        section(v.section)
+        items.append(("var", v))
+        if v.address_slot is not None:
+            section(ADDRESS_BANK)
+    return items
 
 
 # ---- fixed-format contents -----------------------------------------------------------
@@ -637,20 +824,23 @@ def _link(sections: list[Section], arch: str) -> bytes:
 
 
 def _segments(sections: list[Section], phoff: int) -> list[Segment]:
-    """PHDR; one LOAD over constant banks and code; one over shared memory (if any);
+    """PHDR; one LOAD over constant banks and code; one over writable memory (if any:
+    .nv.global.init's bytes, then the NOBITS windows, .nv.global and shared memory);
     and a LOAD over the program headers themselves, as ptxas writes them."""
-    loaded = [s for s in sections if s.flags & elf.SHF_ALLOC and s.type != elf.SHT_NOBITS]
-    shared = [s for s in sections if s.type == elf.SHT_NOBITS]
-    count = 3 + bool(shared)
+    loaded = [s for s in sections if s.flags & elf.SHF_ALLOC and not s.flags & elf.SHF_WRITE
+              and s.type != elf.SHT_NOBITS]
+    writable = [s for s in sections if s.flags & elf.SHF_WRITE]
+    count = 3 + bool(writable)
     table_size = count * elf.PHDR.size
     rx = elf.PF_R | elf.PF_X
     start = loaded[0].offset
     end = loaded[-1].offset + loaded[-1].size
     segments = [Segment(elf.PT_PHDR, rx, phoff, table_size, table_size),
                 Segment(elf.PT_LOAD, rx, start, end - start, end - start)]
-    if shared:
-        segments.append(Segment(elf.PT_LOAD, elf.PF_R | elf.PF_W, shared[0].offset, 0,
-                                _shared_extent(shared)))
+    if writable:
+        filesz = sum(s.size for s in writable if s.type != elf.SHT_NOBITS)
+        segments.append(Segment(elf.PT_LOAD, elf.PF_R | elf.PF_W, writable[0].offset, filesz,
+                                _shared_extent(writable)))
     segments.append(Segment(elf.PT_LOAD, rx, phoff, table_size, table_size))
     return segments
 

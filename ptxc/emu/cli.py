@@ -50,8 +50,9 @@ def ptxc_cubin(module, path: str, arch: str = "sm_89") -> tuple[bytes | None, di
     """ptxc's cubin of every kernel it can lower, and {kernel: why not} for the others."""
     from ..driver import Kernel, cubin_bytes, layout
     from ..lower.pipeline import Options, lower_function
+    from ..lower.select_instrs import ModuleVars
     from ..sass.encode import encode
-    options = Options(arch=arch, filename=path)
+    options = Options(arch=arch, filename=path, module_vars=ModuleVars.of(module.globals))
     kernels, failed = [], {}
     for ptx_func in module.kernels():
         try:

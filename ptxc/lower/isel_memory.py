@@ -99,8 +99,14 @@ def ld(s: Selector, i: ptx.Instr):
 
 
 def _global_address(s: Selector, addr: ptx.Address) -> Mem:
+    """A global or generic address: `[reg+offset]` with a 64-bit register, or
+    `[var+offset]` for a `.global` variable (its address from bank 4, then the offset
+    in the instruction: `LDG.E R2, [R2.64+0x8]`)."""
     if isinstance(addr.base, ptx.Symbol):
-        raise Unsupported(f"address of global variable '{addr.base.name}'")
+        kind, _slot = s.symbols.get(addr.base.name, (None, None))
+        if kind != "global":
+            raise Unsupported(f"address of '{addr.base.name}' in global memory ({kind or 'unknown'} symbol)")
+        return Mem(s.global_address(addr.base.name), addr.offset)
     reg = s.reg(addr.base)
     if reg.width != 2:
         raise Unsupported("a 32-bit register as a global address")

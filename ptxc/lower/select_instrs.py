@@ -13,7 +13,10 @@ constant-bank operands c[0x0][param_base+offset] through `MOV v, c[..]`
 through c[0x0][..] where the driver puts them in constant bank 0 (blockDim,
 gridDim).  Shared variables are laid out from offset 0 of the shared window
 (func.info.shared_size); the local depot becomes a stack frame below R1
-(func.info.frame_size).  Some results are pseudo-instructions that later passes
+(func.info.frame_size); `.const` variables are c[0x3][offset] operands and
+`.global` ones are reached through their address, read from c[0x4][slot]
+(ModuleVars lays both out for the whole module; func.module_vars carries the
+layout to the cubin writer).  Some results are pseudo-instructions that later passes
 remove: CVTA (fold_cvta), IADD.64 and 64-bit MOV (expand_wide_ops).
 
 Selection is a table of rules, most specific first: a regular expression over the
@@ -52,6 +55,8 @@ S2R_SREGS = {
 PARAM_BASE = {"sm_89": 0x160, "sm_90": 0x210}
 BUILTIN_CONSTANTS = {"WARP_SZ": 32}   # PTX's predefined constant
 USER_CONST_BANK = 3   # `.const` variables live in constant bank 3 on sm_89
+ADDRESS_BANK = 4      # and the 64-bit addresses of `.global` variables in bank 4 (8 bytes each)
+ADDRESS_SLOT = 8
 
 
 class Unsupported(Exception):
@@ -84,17 +89,86 @@ class Rule:
 
 @dataclass
 class ModuleVars:
-    """Module-scope variables a function may name (from ptx.Module.globals)."""
+    """Module-scope variables a function may name (from ptx.Module.globals), and where
+    they live, laid out once for the whole module as ptxas lays them out (the cubin
+    writer places them at these offsets):
+
+    - `.const` variables in constant bank 3 (`const_offsets`: name -> offset);
+    - `.global` variables in the module's global window, `.nv.global.init` for those
+      with an initializer and `.nv.global` for the others (`global_offsets`), and the
+      address of each in constant bank 4 (`address_slots`: name -> offset of 8 bytes),
+      which the driver's loader fills through a relocation.
+
+    Offsets go in placement order (`.visible` variables first, then the others, each
+    in declaration order), each at the variable's alignment.  `.extern` variables are
+    not placed."""
     shared: list = field(default_factory=list)
     const: list = field(default_factory=list)
     other: list = field(default_factory=list)
+    declared: list = field(default_factory=list)   # all of them, in declaration order
+    const_offsets: dict = field(default_factory=dict)
+    global_offsets: dict = field(default_factory=dict)
+    address_slots: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, variables) -> "ModuleVars":
         out = cls()
         for var in variables or ():
             {".shared": out.shared, ".const": out.const}.get(var.state, out.other).append(var)
+            out.declared.append(var)
+        out._layout()
         return out
+
+    def placed(self) -> list:
+        """The `.const` and `.global` variables with a place, in placement order."""
+        return [v for v in placement_order(self.declared)
+                if v.name in self.const_offsets or v.name in self.global_offsets]
+
+    def _layout(self) -> None:
+        cursors = {"const": 0, "init": 0, "zero": 0}
+        for var in placement_order(self.declared):
+            if var.extern or var.state not in (".const", ".global"):
+                continue
+            window = "const" if var.state == ".const" else "init" if var.init is not None else "zero"
+            offset = align_up(cursors[window], variable_align(var))
+            cursors[window] = offset + var.size
+            if window == "const":
+                self.const_offsets[var.name] = offset
+            else:
+                self.global_offsets[var.name] = offset
+                self.address_slots[var.name] = ADDRESS_SLOT * len(self.address_slots)
+
+
+def placement_order(variables) -> list:
+    """ptxas places `.visible` module variables first, then the others (measured:
+    offsets, address slots and symbols all follow this order)."""
+    return [v for v in variables if v.visible] + [v for v in variables if not v.visible]
+
+
+def variable_align(var) -> int:
+    return var.align or _type_size(var.type)
+
+
+def align_up(value: int, align: int) -> int:
+    return (value + align - 1) // align * align
+
+
+def initial_bytes(var) -> bytes | None:
+    """A variable's initializer as the bytes memory holds (little-endian), zeros after
+    the last value given; None without an initializer.  Elements of a float type, and
+    float literals in 32- or 64-bit elements, are IEEE floats (an integer literal in a
+    float element is converted); integers wrap to the element's width."""
+    if var.init is None:
+        return None
+    elem = _type_size(var.type)
+    is_float = var.type.lstrip(".") in ("f32", "f64")
+    out = bytearray()
+    for imm in var.init:
+        if elem in (4, 8) and (is_float or imm.type in (".f32", ".f64")):
+            out += struct.pack("<f" if elem == 4 else "<d", float(imm.value))
+        else:
+            out += (int(imm.value) & ((1 << (8 * elem)) - 1)).to_bytes(elem, "little")
+    return bytes(out[:var.size]).ljust(var.size, b"\0")
 
 
 class Selector:
@@ -113,6 +187,7 @@ class Selector:
         self.guard: Reg | None = None     # the PTX guard of the instruction being lowered
         self.labels = 0
         self.module_vars = module_vars or ModuleVars()
+        self.func.module_vars = self.module_vars
         self.symbols: dict[str, tuple] = {}   # name -> (space, offset)
         self._layout_variables()
         self.ptx_instr: ptx.Instr | None = None
@@ -136,8 +211,9 @@ class Selector:
 
     def _layout_variables(self) -> None:
         """Shared variables from offset 0 of the shared window in declaration order
-        (module scope first), each at its alignment; `.const` ones in bank 3; the
-        local depot (one per function) is the stack frame."""
+        (module scope first), each at its alignment; `.const` ones in bank 3 and
+        `.global` ones through their address in bank 4, where ModuleVars put them;
+        the local depot (one per function) is the stack frame."""
         info = self.func.info
         cursor = 0
         shared = [v for v in self.module_vars.shared if self._names(v.name)] + \
@@ -151,12 +227,10 @@ class Selector:
             cursor += var.size
             info.shared_align = max(info.shared_align, align)
         info.shared_size = cursor
-        cursor = 0
-        for var in self.module_vars.const:
-            align = var.align or _type_size(var.type)
-            cursor = (cursor + align - 1) // align * align
-            self.symbols[var.name] = ("const", cursor)
-            cursor += var.size
+        for name, offset in self.module_vars.const_offsets.items():
+            self.symbols[name] = ("const", offset)
+        for name, slot in self.module_vars.address_slots.items():
+            self.symbols[name] = ("global", slot)
         frame = 0
         for var in self.ptx_func.vars:
             if var.state == ".local":
@@ -252,7 +326,8 @@ class Selector:
     def symbol_value(self, name: str, size: int):
         """The address a symbol names: a shared variable's offset in the shared window,
         the local depot's address (the stack pointer R1 plus its frame offset), a
-        `.const` variable's offset in bank 3; parameters of .func are registers."""
+        `.const` variable's offset in bank 3, a `.global` variable's 64-bit address
+        (from bank 4); parameters of .func are registers."""
         space, offset = self.symbols.get(name, (None, None))
         if space == "shared":
             value = Imm(offset, "int")
@@ -262,7 +337,19 @@ class Selector:
         if space == "const":   # an address in constant bank 3: its offset there
             value = Imm(offset, "int")
             return self.materialize(value, 2) if size == 8 else value
+        if space == "global":
+            if size != 8:
+                raise Unsupported(f"32-bit address of global variable '{name}'")
+            return self.global_address(name)
         raise Unsupported(f"address of '{name}' ({space or 'unknown'} symbol)")
+
+    def global_address(self, name: str) -> Reg:
+        """A `.global` variable's address in a register pair: the two words the loader
+        put at its slot in bank 4 (`MOV R2, c[0x4][0x8]`, `MOV R3, c[0x4][0xc]`)."""
+        dst = self.new(2)
+        self.emit("MOV", (), [dst], [CBank(ADDRESS_BANK, self.module_vars.address_slots[name])],
+                  comment=f"address of {name}; pseudo: expand_wide_ops")
+        return dst
 
     def local_address(self, offset: int, size: int) -> Reg:
         """A local-space address: R1 (the stack pointer, pointing at the frame) plus an

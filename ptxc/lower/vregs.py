@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..sass.ir import Mem, Reg
+from ..sass.ir import CBank, Mem, Reg
 
 
 def regs_in(operand) -> list[Reg]:
@@ -14,6 +14,8 @@ def regs_in(operand) -> list[Reg]:
         return [] if operand.is_zero else [operand]
     if isinstance(operand, Mem):
         return [r for r in (operand.base, operand.ubase) if r is not None and not r.is_zero]
+    if isinstance(operand, CBank) and isinstance(operand.index, Reg):    # c[0x3][R10]
+        return [] if operand.index.is_zero else [operand.index]
     return []
 
 
@@ -38,6 +40,10 @@ def substitute(operand, mapping: dict):
         new = mapping[operand.base.key()]
         if isinstance(new, Reg):
             return replace(operand, base=replace(new, width=operand.base.width))
+    if isinstance(operand, CBank) and isinstance(operand.index, Reg) and operand.index.key() in mapping:
+        new = mapping[operand.index.key()]
+        if isinstance(new, Reg):
+            return replace(operand, index=replace(new, width=operand.index.width))
     return operand
 
 

@@ -153,6 +153,9 @@ class Function:
     param_base: int = 0x160
     num_regs: int = 0          # after allocation: registers per thread (EIATTR_REGCOUNT)
     next_vreg: dict = field(default_factory=dict)
+    # The module's variables and their layout (ptxc.lower.select_instrs.ModuleVars) that
+    # the code was selected against: the cubin must place them where it says.
+    module_vars: object = None
 
     def instrs(self):
         for block in self.blocks:
