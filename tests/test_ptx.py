@@ -41,6 +41,28 @@ def test_ptxas_accepts_printed_ptx(nvcc_vadd_ptx, tmp_path):
     oracle.ptxas(path, tmp_path / "again.cubin")
 
 
+TESTSUITE_FILES = sorted(p.stem for p in TESTSUITE.glob("*.cu"))
+
+
+@pytest.fixture(scope="module")
+def nvcc_ptx_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("testsuite_ptx")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", TESTSUITE_FILES)
+def test_nvcc_ptx_of_every_testsuite_file_round_trips_through_ptxas(name, nvcc_ptx_dir):
+    """nvcc's PTX parses; ptxc prints it back; the print parses to the same IR and
+    ptxas accepts it (scoped blocks, `%r|%p`, call sequences, .func declarations)."""
+    source = nvcc_ptx_dir / f"{name}.ptx"
+    oracle.nvcc_ptx(TESTSUITE / f"{name}.cu", source)
+    module = parse_ptx(source.read_text(), str(source))
+    printed = nvcc_ptx_dir / f"{name}.printed.ptx"
+    printed.write_text(print_module(module))
+    assert parse_ptx(printed.read_text(), str(printed)) == module
+    oracle.ptxas(printed, nvcc_ptx_dir / f"{name}.cubin")
+
+
 def test_reads_operand_forms():
     text = """
 .version 9.5

@@ -104,7 +104,7 @@ def bar_warp_sync(s: Selector, i: ptx.Instr):
 
 def _warpsync(s: Selector, mask_op):
     """Threads named by a mask other than the whole warp meet first."""
-    mask = s.value(mask_op, "b32")
+    mask = s.value(_known_constant(s.ptx_func, mask_op), "b32")
     if isinstance(mask, Imm) and mask.bits == 0xFFFFFFFF:
         return
     s.emit("WARPSYNC", (), [], [mask])
@@ -120,21 +120,70 @@ def shfl(s: Selector, i: ptx.Instr):
     if len(i.operands) > 4:
         _warpsync(s, i.operands[4])
     dst, pred = _pair_dst(s, d)
-    lane, clamp = s.value(b, "b32"), s.value(c, "b32")
+    lane, clamp = _shfl_operand(s, b), _shfl_operand(s, c)
     if not isinstance(lane, (Reg, Imm)) or not isinstance(clamp, (Reg, Imm)):
         lane, clamp = _in_reg(s, lane), _in_reg(s, clamp)
     if isinstance(lane, Reg) and isinstance(clamp, Reg):
-        clamp_value = clamp  # both in registers: no form takes R, R; move the lane through a shift
+        # no form in the instruction table takes both in registers
         raise Unsupported("shfl with both lane and clamp in registers")
     s.emit("SHFL", (mode,), [pred, dst], [_in_reg(s, s.value(a, "b32")), lane, clamp])
 
 
+def _shfl_operand(s: Selector, op):
+    """A lane or clamp operand: an immediate where the value is known (nvcc moves
+    constants into registers first: `mov.u32 %r39, 16;`), RZ for 0 as ptxas writes
+    it (`SHFL.UP PT, R21, R14, 0x1, RZ`), else a register."""
+    value = s.value(_known_constant(s.ptx_func, op), "b32")
+    if isinstance(value, Imm) and value.bits == 0:
+        return Reg("R", RZ)
+    return value
+
+
+def _known_constant(func: ptx.Function, op):
+    """`op`, or the immediate a register holds when its only definition in `func` is an
+    unguarded `mov` of an immediate (then every use sees that value)."""
+    if not isinstance(op, ptx.Reg):
+        return op
+    defs = [i for i in func.instrs() if i.operands and _writes(i.operands[0], op)]
+    if len(defs) == 1 and defs[0].base == "mov" and defs[0].guard is None \
+            and isinstance(defs[0].operands[1], ptx.Imm):
+        return defs[0].operands[1]
+    return op
+
+
+def _writes(dst, reg: ptx.Reg) -> bool:
+    """Whether a destination operand names `reg` (itself, in a vector, or half of `a|b`)."""
+    if isinstance(dst, ptx.RegPair):
+        return reg in (dst.first, dst.second)
+    if isinstance(dst, ptx.Vector):
+        return reg in dst.elems
+    return dst == reg
+
+
 def _pair_dst(s: Selector, d):
-    """`%r|%p` (a register and a predicate written together) or a lone register."""
-    if isinstance(d, ptx.Vector):
-        reg, pred = d.elems
-        return s.reg(reg), s.reg(pred)
+    """The value and predicate destinations of shfl/match: `%r|%p` or a lone `%r`.
+
+    A predicate the function never reads is PT, as ptxas writes it
+    (`SHFL.DOWN PT, R5, R4, 0x1, 0x1f`); one it reads gets its register (`P0`).
+    """
+    if isinstance(d, ptx.RegPair):
+        pred = s.reg(d.second) if _is_read(s.ptx_func, d.second) else Reg("P", PT)
+        return s.reg(d.first), pred
     return s.reg(d), Reg("P", PT)
+
+
+def _is_read(func: ptx.Function, reg: ptx.Reg) -> bool:
+    """Whether any instruction of `func` names `reg` other than as half of a `a|b`
+    destination (a plain destination counts: conservative, never wrong)."""
+    def mentions(op) -> bool:
+        if isinstance(op, ptx.NotReg):
+            return op.reg == reg
+        if isinstance(op, ptx.Address):
+            return op.base == reg
+        if isinstance(op, (ptx.Vector, ptx.OperandList)):
+            return any(mentions(e) for e in op.elems)
+        return op == reg
+    return any(instr.guard == reg or any(mentions(op) for op in instr.operands) for instr in func.instrs())
 
 
 def vote(s: Selector, i: ptx.Instr):

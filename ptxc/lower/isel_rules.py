@@ -12,8 +12,9 @@ from . import isel_control as ctl
 from . import isel_float as flt
 from . import isel_int as ints
 from . import isel_math as math
+from . import lower_calls as calls
 from . import isel_memory as mem
-from .select_instrs import Rule
+from .select_instrs import Rule, Unsupported
 
 I = r"[usb](16|32|64)"          # integer types of arithmetic
 I8 = r"[usb](8|16|32|64)"
@@ -26,6 +27,16 @@ def mov_rule(s, i):
         ctl.mov_special(s, i.operands[0], i.operands[1])
     else:
         ints.mov(s, i)
+
+
+def one_destination(build):
+    """`setp p|q, ...` (a predicate and its complement) is read but not lowered yet:
+    a clean diagnostic at the instruction rather than a wrong or crashing lowering."""
+    def rule(s, i):
+        if isinstance(i.operands[0], ptx.RegPair):
+            raise Unsupported(f"'{i.opcode}' with two destinations (p|q)")
+        build(s, i)
+    return rule
 
 
 RULES = [
@@ -84,11 +95,12 @@ RULES = [
     Rule(r"slct\.[usbf](32)\.[sf]32", ints.slct, "compare with zero, then SEL"),
 
     # ---- comparisons and control ----
-    Rule(r"setp\.(eq|ne|lt|le|gt|ge|lo|ls|hi|hs)(\.(and|or|xor))?\.[usb](16|32|64)", ctl.setp_int,
+    Rule(r"setp\.(eq|ne|lt|le|gt|ge|lo|ls|hi|hs)(\.(and|or|xor))?\.[usb](16|32|64)", one_destination(ctl.setp_int),
          "ISETP (64-bit: the low words unsigned, the high words with .EX)"),
     Rule(r"setp\.(eq|ne|lt|le|gt|ge|equ|neu|ltu|leu|gtu|geu|num|nan)(\.(and|or|xor))?(\.ftz)?\.f(32|64)",
-         flt.setp_float, "FSETP / DSETP"),
+         one_destination(flt.setp_float), "FSETP / DSETP"),
     Rule(r"bra(\.uni)?", ctl.bra, "BRA; a block ends after it"),
+    Rule(r"call(\.uni)?", calls.call, "calls of .func are not lowered yet: one diagnostic at the call"),
     Rule(r"ret(\.uni)?", ctl.ret, "EXIT in a kernel"),
     Rule(r"exit", ctl.exit_, "EXIT"),
     Rule(r"trap", ctl.trap, "BPT.TRAP"),

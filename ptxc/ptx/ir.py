@@ -3,12 +3,16 @@
 An instruction keeps its full dotted opcode (`ld.global.f32`) and its operands in
 PTX order (destination first).  Registers are virtual and typed by the `.reg`
 declarations of their function: `%r` 32-bit integers, `%rd` 64-bit, `%f` f32,
-`%fd` f64, `%p` predicates, `%rs` 16-bit, `%h` f16.  The CUDA frontend builds
+`%fd` f64, `%p` predicates, `%rs` 16-bit, `%h` f16.  Nested `{ }` scopes do not
+survive parsing: what a scope declares is renamed (`p` -> `%__s3_p`, `param0` ->
+`__s3_param0`) and hoisted into its function, so a body is always flat.  The CUDA frontend builds
 this IR; grammars/ptx.lark reads it from text; ptxc.ptx.printer writes it back.
 """
 from __future__ import annotations
 
+import math
 import re
+import struct
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -23,11 +27,26 @@ class SpecialReg:
     name: str  # "%ctaid.x", "%tid.x", "%ntid.x", "%laneid"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Imm:
-    """An integer or floating-point immediate; `type` is '.f32'/'.f64' for floats, else None."""
+    """An integer or floating-point immediate; `type` is '.f32'/'.f64' for floats, else None.
+
+    Equal immediates have equal values, except that a NaN equals a NaN of the same
+    bits (nvcc writes 0f7FFFFFFF, and `parse(print(m)) == m` must hold for it).
+    """
     value: Union[int, float]
     type: str | None = None
+
+    def _key(self) -> tuple:
+        if isinstance(self.value, float) and math.isnan(self.value):
+            return ("nan", struct.pack("<d", self.value), self.type)
+        return (self.value, self.type)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Imm) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 @dataclass(frozen=True)
@@ -57,7 +76,16 @@ class NotReg:
     reg: Reg      # `!%p1` as a source operand
 
 
-Operand = Union[Reg, SpecialReg, Imm, Symbol, Address, Vector, OperandList, NotReg]
+@dataclass(frozen=True)
+class RegPair:
+    """`%r17|%p3`: one destination operand naming two registers, written together
+    (shfl.sync's value and in-range predicate, match.all's mask and predicate,
+    setp's predicate and its complement)."""
+    first: Reg
+    second: Reg
+
+
+Operand = Union[Reg, SpecialReg, Imm, Symbol, Address, Vector, OperandList, NotReg, RegPair]
 
 
 @dataclass
@@ -113,6 +141,39 @@ class Param:
 
 
 @dataclass
+class CallPrototype:
+    """`proto : .callprototype (.param .b32 _) _ (.param .b32 _);`: the signature an
+    indirect call (`call (retval0), %rd5, (param0), proto;`) names."""
+    name: str
+    return_params: list[Param] = field(default_factory=list)
+    params: list[Param] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A `call` instruction's operands by role (see call_site)."""
+    callee: Union[Symbol, Reg]            # a function's name, or a register holding its address
+    returns: tuple = ()                   # the `.param` buffers receiving results: (Symbol, ...)
+    args: tuple = ()                      # the `.param` buffers holding arguments
+    prototype: str | None = None          # the .callprototype of an indirect call
+
+
+def call_site(instr: "Instr") -> CallSite:
+    """Decode `call[.uni] [(ret, ...),] callee[, (arg, ...)][, prototype];`.
+
+    Expects an Instr whose base is `call`, operands in PTX order as the parser
+    keeps them; an OperandList before the callee is its returns, one after it
+    its arguments, a Symbol after those the prototype.
+    """
+    ops = list(instr.operands)
+    returns = ops.pop(0).elems if ops and isinstance(ops[0], OperandList) else ()
+    callee = ops.pop(0)
+    args = ops.pop(0).elems if ops and isinstance(ops[0], OperandList) else ()
+    prototype = ops[0].name if ops and isinstance(ops[0], Symbol) else None
+    return CallSite(callee, tuple(returns), tuple(args), prototype)
+
+
+@dataclass
 class Variable:
     """A `.global`/`.shared`/`.local`/`.const` variable: `.shared .align 4 .b8 buf[1024];`."""
     state: str                 # ".shared"
@@ -134,11 +195,16 @@ class Function:
     name: str
     entry: bool = True         # .entry (a kernel) or .func
     visible: bool = True
+    extern: bool = False       # `.extern .func`: defined in another module
+    weak: bool = False         # `.weak .func`
+    defined: bool = True       # False for a declaration (`.func (...) f(...);`), which has no body
     params: list[Param] = field(default_factory=list)
     regs: list[RegDecl] = field(default_factory=list)
     vars: list[Variable] = field(default_factory=list)
     return_params: list[Param] = field(default_factory=list)
     directives: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # (".maxntid", (256, 1, 1))
+    call_params: list[Param] = field(default_factory=list)   # `.param` buffers of its call sequences
+    prototypes: list[CallPrototype] = field(default_factory=list)
     body: list[Union[Instr, Label]] = field(default_factory=list)
     loc: tuple[int, int] | None = field(default=None, compare=False)
 
@@ -174,6 +240,10 @@ class Module:
 
     def kernels(self) -> list[Function]:
         return [f for f in self.functions if f.entry]
+
+    def subroutines(self) -> list[Function]:
+        """The `.func`s this module defines (not those it only declares)."""
+        return [f for f in self.functions if not f.entry and f.defined]
 
 
 _TYPE_SIZES = {"pred": 1, "b8": 1, "s8": 1, "u8": 1, "b16": 2, "s16": 2, "u16": 2, "f16": 2, "bf16": 2,

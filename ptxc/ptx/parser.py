@@ -1,8 +1,9 @@
 """Parse PTX text (nvcc's or ptxc's) into PTX IR, with grammars/ptx.lark.
 
 Guarantees: every Instr and Label carries its (line, col); a syntax error becomes a
-CompileError at the offending token.  Registers are checked against the `.reg`
-declarations of their function (an undeclared register is an error).
+CompileError at the offending token.  Nested `{ }` scopes are flattened into their
+function, what they declare renamed (ptxc/ptx/scopes.py).  Registers are checked
+against the `.reg` declarations of their function (an undeclared register is an error).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from . import ir
+from .scopes import Scope, flatten_function_body, flatten_into
 
 
 def grammar_path(name: str) -> Path:
@@ -62,6 +64,10 @@ def _loc(token) -> tuple[int, int]:
 
 class _ToIR(Transformer):
     """Builds ptxc.ptx.ir nodes bottom-up; rule names match IR node names."""
+
+    def __init__(self):
+        super().__init__()
+        self.scopes = 0   # nested scopes flattened so far in the current function
 
     def start(self, items):
         module = ir.Module(functions=[], globals=[])
@@ -122,10 +128,12 @@ class _ToIR(Transformer):
         return (str(items[0]), tuple(parse_int(t) for t in items[1:]))
 
     def function(self, items):
-        func = ir.Function(name="", entry=True, visible=False)
+        func = ir.Function(name="", entry=True, visible=False, defined=False)
         for item in items:
             if isinstance(item, Token) and item.type == "LINKAGE":
                 func.visible = func.visible or item == ".visible"
+                func.extern = func.extern or item == ".extern"
+                func.weak = func.weak or item == ".weak"
             elif isinstance(item, Token) and item.type == "FUNC_KIND":
                 func.entry = item == ".entry"
                 func.loc = _loc(item)
@@ -137,26 +145,45 @@ class _ToIR(Transformer):
                 func.directives.append(item)
             elif isinstance(item, list):
                 func.params = item
-            elif isinstance(item, _Body):
-                func.regs, func.vars, func.body = item.regs, item.vars, item.items
+            elif isinstance(item, Scope):
+                body = flatten_function_body(item)
+                func.defined = True
+                func.regs, func.vars, func.body = body.regs, body.vars, body.items
+                func.call_params, func.prototypes = body.call_params, body.prototypes
+        self.scopes = 0   # scope tags restart in each function
         return func
 
     def body(self, items):
-        body = _Body()
+        """A `{ }`: its declarations and code; an inner scope is renamed and flattened."""
+        scope = Scope()
         for item in items:
-            if isinstance(item, _Body):  # a nested `{ }` scope: flatten it
-                body.regs += item.regs
-                body.vars += item.vars
-                body.items += item.items
-            elif isinstance(item, ir.RegDecl):
-                body.regs.append(item)
-            elif isinstance(item, list):  # several RegDecl from one line
-                body.regs += item
+            if isinstance(item, Scope):
+                self.scopes += 1
+                flatten_into(scope, item, f"__s{self.scopes}_")
+            elif isinstance(item, list):  # the RegDecls of one `.reg` line
+                scope.regs += item
             elif isinstance(item, ir.Variable):
-                body.vars.append(item)
+                scope.vars.append(item)
+            elif isinstance(item, ir.Param):
+                scope.call_params.append(item)
+            elif isinstance(item, ir.CallPrototype):
+                scope.prototypes.append(item)
             elif isinstance(item, (ir.Instr, ir.Label)):
-                body.items.append(item)
-        return body
+                scope.items.append(item)
+        return scope
+
+    def param_decl(self, items):
+        return items[0]
+
+    def call_prototype(self, items):
+        label, *rest = items
+        proto = ir.CallPrototype(str(label).rstrip(":").strip())
+        for item in rest:
+            if isinstance(item, tuple) and item[0] == "returns":
+                proto.return_params = item[1]
+            elif isinstance(item, list):
+                proto.params = item
+        return proto
 
     def reg_decl(self, items):
         type_, *names = items
@@ -213,6 +240,9 @@ class _ToIR(Transformer):
     def reg(self, items):
         return ir.Reg(str(items[0]))
 
+    def reg_pair(self, items):
+        return ir.RegPair(ir.Reg(str(items[0])), ir.Reg(str(items[1])))
+
     def special(self, items):
         return ir.SpecialReg(str(items[0]))
 
@@ -254,11 +284,6 @@ class _ToIR(Transformer):
         return ir.OperandList(tuple(i for i in items if i is not None))
 
 
-class _Body:
-    def __init__(self):
-        self.regs, self.vars, self.items = [], [], []
-
-
 def _describe(exc: UnexpectedInput) -> str:
     if isinstance(exc, UnexpectedToken):
         if exc.token.type == "$END":
@@ -285,11 +310,28 @@ def check_registers(func: ir.Function, filename: str, source: str) -> list[Diagn
     return problems
 
 
+PAIR_DESTINATION_OPS = ("setp", "shfl", "match")   # PTX's `a|b` destinations
+
+
+def check_pair_destinations(func: ir.Function, filename: str) -> list[Diagnostic]:
+    """`%r|%p` is only the destination (first operand) of setp, shfl and match."""
+    problems = []
+    for instr in func.instrs():
+        for k, op in enumerate(instr.operands):
+            if isinstance(op, ir.RegPair) and (k > 0 or instr.base not in PAIR_DESTINATION_OPS):
+                line, col = instr.loc or (0, 0)
+                problems.append(Diagnostic(f"'{instr.opcode}' takes no '{op.first.name}|{op.second.name}' operand",
+                                           SourceLoc(filename, line, col)))
+    return problems
+
+
 def _registers_in(op) -> list[ir.Reg]:
     if isinstance(op, ir.Reg):
         return [op]
     if isinstance(op, ir.NotReg):
         return [op.reg]
+    if isinstance(op, ir.RegPair):
+        return [op.first, op.second]
     if isinstance(op, ir.Address) and isinstance(op.base, ir.Reg):
         return [op.base]
     if isinstance(op, (ir.Vector, ir.OperandList)):
@@ -309,7 +351,8 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> ir.Module:
             line, col = len(lines), len(lines[-1]) + 1
         raise CompileError.at(f"PTX syntax error: {_describe(exc)}", filename, line, col, text) from None
     module = _ToIR().transform(tree)
-    problems = [d for f in module.functions for d in check_registers(f, filename, text)]
+    problems = [d for f in module.functions
+                for d in check_registers(f, filename, text) + check_pair_destinations(f, filename)]
     if problems:
         raise CompileError(problems, text)
     return module

@@ -1,0 +1,305 @@
+"""PTX that nvcc writes around inline asm, warp shuffles and calls: scoped `{ }` blocks,
+`%r|%p` destinations, `.func` definitions, declarations and call sequences.
+
+Each input is parsed, checked in the IR, printed, and the print handed to ptxas (the
+oracle); lowering tests compare ptxc's SASS with ptxas's or check the diagnostic.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from ptxc import oracle
+from ptxc.diagnostics import CompileError
+from ptxc.ptx import ir
+from ptxc.ptx.parser import parse_ptx
+from ptxc.ptx.printer import print_module
+from ptxc.driver import lower_module
+from ptxc.lower.pipeline import Options
+
+from conftest import TESTSUITE
+
+HEAD = ".version 9.5\n.target sm_89\n.address_size 64\n\n"
+
+
+def ptxas_accepts(text: str, tmp_path) -> None:
+    path = tmp_path / "printed.ptx"
+    path.write_text(text)
+    oracle.ptxas(path, tmp_path / "printed.cubin")
+
+
+def round_trip(text: str) -> ir.Module:
+    module = parse_ptx(text)
+    assert parse_ptx(print_module(module)) == module
+    return module
+
+
+# ---- scoped blocks ---------------------------------------------------------------------------
+
+SCOPES = HEAD + """.visible .entry k(.param .u64 k_param_0)
+{
+	.reg .pred 	%p<2>;
+	.reg .b16 	%rs<4>;
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<3>;
+	ld.param.u64 	%rd1, [k_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	ld.global.u32 	%r1, [%rd2];
+	setp.gt.s32 	%p1, %r1, 0;
+	mov.b32 	{%rs1, %rs2}, %r1;
+	{ .reg .pred p; setp.lt.f16 p, %rs1, %rs2; selp.u16 %rs3, 1, 0, p; }
+	{
+	.reg .pred 	%p1;
+	.reg .b32 	%r<2>;
+	setp.ne.u32 	%p1, %r1, 0;
+	selp.u32 	%r0, 1, 0, %p1;
+	{ .reg .b16 low; mov.b32 {low, %rs2}, %r0; @!%p1 mov.b16 %rs1, low; }
+	}
+	selp.u32 	%r2, 1, 0, %p1;
+	cvt.u32.u16 	%r3, %rs3;
+	add.s32 	%r2, %r2, %r3;
+	st.global.u32 	[%rd2], %r2;
+	ret;
+}
+"""
+
+
+def test_scoped_names_are_renamed_apart_from_the_functions():
+    func = round_trip(SCOPES).functions[0]
+    instrs = func.instrs()
+    asm = next(i for i in instrs if i.opcode == "setp.lt.f16")
+    inner = next(i for i in instrs if i.opcode == "setp.ne.u32")
+    after = [i for i in instrs if i.opcode == "selp.u32"][-1]
+    # scopes are numbered as they close: the innermost first
+    assert asm.operands[0] == ir.Reg("%__s2_p")                       # `p` became a %-register
+    assert inner.operands[0] != ir.Reg("%p1") and inner.operands[1] != ir.Reg("%r1")  # shadowed ...
+    assert inner.operands[1] == ir.Reg("%__s3_r1")                     # ... `%r<2>` of the scope
+    assert after.operands[3] == ir.Reg("%p1")                          # the function's %p1 again
+    innermost = next(i for i in instrs if i.opcode == "mov.b16")
+    assert innermost.guard == inner.operands[0] and innermost.operands[1] == ir.Reg("%__s1_low")
+    assert all(func.reg_type(r) for i in instrs for r in i.operands if isinstance(r, ir.Reg))
+
+
+@pytest.mark.oracle
+def test_ptxas_accepts_the_flattened_scopes(tmp_path):
+    ptxas_accepts(print_module(parse_ptx(SCOPES)), tmp_path)
+
+
+# ---- two-destination forms -------------------------------------------------------------------
+
+PAIRS = HEAD + """.visible .entry k(.param .u64 k_param_0)
+{
+	.reg .pred 	%p<5>;
+	.reg .b32 	%r<10>;
+	.reg .b64 	%rd<3>;
+	ld.param.u64 	%rd1, [k_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	ld.global.u32 	%r1, [%rd2];
+	mov.u32 	%r2, 1;
+	mov.u32 	%r3, 31;
+	mov.u32 	%r4, -1;
+	shfl.sync.down.b32 	%r5|%p1, %r1, %r2, %r3, %r4;
+	setp.lt.s32 	%p2|%p3, %r1, %r5;
+	match.all.sync.b32 	%r6|%p4, %r1, %r4;
+	selp.u32 	%r7, 1, 0, %p1;
+	selp.u32 	%r8, %r7, %r6, %p3;
+	add.s32 	%r9, %r8, %r5;
+	st.global.u32 	[%rd2], %r9;
+	ret;
+}
+"""
+
+
+def test_pair_destinations_parse_as_reg_pairs():
+    instrs = round_trip(PAIRS).functions[0].instrs()
+    pairs = [i.operands[0] for i in instrs if i.operands and isinstance(i.operands[0], ir.RegPair)]
+    assert pairs == [ir.RegPair(ir.Reg("%r5"), ir.Reg("%p1")), ir.RegPair(ir.Reg("%p2"), ir.Reg("%p3")),
+                     ir.RegPair(ir.Reg("%r6"), ir.Reg("%p4"))]
+
+
+@pytest.mark.oracle
+def test_ptxas_accepts_printed_pair_destinations(tmp_path):
+    ptxas_accepts(print_module(parse_ptx(PAIRS)), tmp_path)
+
+
+def test_a_pair_outside_setp_shfl_match_is_an_error_at_the_instruction():
+    text = HEAD + ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n\t.reg .pred %p<2>;\n\tadd.s32 %r1|%p1, %r2, 1;\n\tret;\n}\n"
+    with pytest.raises(CompileError) as info:
+        parse_ptx(text, "pair.ptx")
+    assert info.value.format().startswith("pair.ptx:9:2: error: 'add.s32' takes no '%r1|%p1' operand")
+
+
+# ---- .func, declarations, call sequences -----------------------------------------------------
+
+CALLS = HEAD + """.func  (.param .b32 func_retval0) twice
+(
+	.param .b32 twice_param_0
+)
+;
+.extern .func  (.param .b32 func_retval0) ext_add(.param .b32 ext_add_param_0, .param .b32 ext_add_param_1);
+.visible .entry k(.param .u64 k_param_0)
+{
+	.reg .b32 	%r<6>;
+	.reg .b64 	%rd<4>;
+	ld.param.u64 	%rd1, [k_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	ld.global.u32 	%r1, [%rd2];
+	{ // callseq 0, 0
+	.reg .b32 temp_param_reg;
+	.param .b32 param0;
+	st.param.b32 	[param0+0], %r1;
+	.param .b32 retval0;
+	call.uni (retval0), 
+	twice, 
+	(
+	param0
+	);
+	ld.param.b32 	%r2, [retval0+0];
+	} // callseq 0
+	mov.u64 	%rd3, twice;
+	{ // callseq 1, 0
+	.reg .b32 temp_param_reg;
+	.param .b32 param0;
+	st.param.b32 	[param0+0], %r2;
+	.param .b32 retval0;
+	prototype_1 : .callprototype (.param .b32 _) _ (.param .b32 _);
+	call (retval0), 
+	%rd3, 
+	(
+	param0
+	)
+	, prototype_1;
+	ld.param.b32 	%r3, [retval0+0];
+	} // callseq 1
+	st.global.u32 	[%rd2], %r3;
+	ret;
+}
+.func  (.param .b32 func_retval0) twice(
+	.param .b32 twice_param_0
+)
+{
+	.reg .b32 	%r<3>;
+	ld.param.u32 	%r1, [twice_param_0];
+	shl.b32 	%r2, %r1, 1;
+	st.param.b32 	[func_retval0+0], %r2;
+	ret;
+}
+"""
+
+
+def test_call_sequences_keep_their_parts():
+    module = round_trip(CALLS)
+    decl, ext, kernel, func = module.functions
+    assert not decl.defined and decl.return_params == [ir.Param(".b32", "func_retval0")]
+    assert ext.extern and not ext.defined and len(ext.params) == 2
+    assert func.defined and not func.entry and module.subroutines() == [func]
+    assert [p.name for p in kernel.call_params] == ["__s1_param0", "__s1_retval0", "__s2_param0", "__s2_retval0"]
+    assert kernel.prototypes == [ir.CallPrototype("__s2_prototype_1", [ir.Param(".b32", "_")], [ir.Param(".b32", "_")])]
+    direct, indirect = [ir.call_site(i) for i in kernel.instrs() if i.base == "call"]
+    assert direct == ir.CallSite(ir.Symbol("twice"), (ir.Symbol("__s1_retval0"),), (ir.Symbol("__s1_param0"),))
+    assert indirect == ir.CallSite(ir.Reg("%rd3"), (ir.Symbol("__s2_retval0"),), (ir.Symbol("__s2_param0"),),
+                                   "__s2_prototype_1")
+
+
+@pytest.mark.oracle
+def test_ptxas_accepts_printed_call_sequences(tmp_path):
+    ptxas_accepts(print_module(parse_ptx(CALLS)), tmp_path)
+
+
+# ---- immediates and initializers (bugs the testsuite round trip found) ----------------------
+
+def test_nan_immediates_round_trip():
+    """nvcc writes 0f7FFFFFFF; NaN != NaN made parse(print(m)) == m fail."""
+    text = HEAD + ".visible .entry k()\n{\n\t.reg .f32 %f<2>;\n\tmov.f32 %f1, 0f7FFFFFFF;\n\tret;\n}\n"
+    module = round_trip(text)
+    assert "0f7FFFFFFF" in print_module(module)
+
+
+@pytest.mark.oracle
+def test_scalar_initializer_prints_without_braces(tmp_path):
+    """`.const .f32 scale = 0f3F000000;` printed as `= {...}` made ptxas fail (type mismatch)."""
+    text = HEAD + ".const .align 4 .f32 scale = 0f3F000000;\n.visible .entry k()\n{\n\tret;\n}\n"
+    printed = print_module(parse_ptx(text))
+    assert ".const .align 4 .f32 scale = 0f3F000000;" in printed
+    ptxas_accepts(printed, tmp_path)
+
+
+# ---- lowering --------------------------------------------------------------------------------
+
+def shfl_lines(sass: str) -> list[str]:
+    """SHFL instructions with register numbers blurred (allocation may differ)."""
+    return [re.sub(r"\bR\d+", "R", m) for m in re.findall(r"SHFL[^;]*", sass)]
+
+
+def ptxc_sass(ptx_path, tmp_path) -> str:
+    """`ptxc x.ptx -o x.cubin` as a drop-in ptxas, read back by cuobjdump."""
+    cubin = tmp_path / "ptxc.cubin"
+    run = subprocess.run([sys.executable, "-m", "ptxc", str(ptx_path), "-o", str(cubin)], capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr
+    return oracle.run("cuobjdump", "-sass", str(cubin)).stdout
+
+
+def ptxas_sass(ptx_path, tmp_path) -> str:
+    cubin = oracle.ptxas(ptx_path, tmp_path / "ptxas.cubin")
+    return oracle.run("cuobjdump", "-sass", str(cubin)).stdout
+
+
+SHFL_PRED = HEAD + """.visible .entry k(.param .u64 k_param_0)
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<10>;
+	.reg .b64 	%rd<3>;
+	ld.param.u64 	%rd1, [k_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r1, %tid.x;
+	ld.global.u32 	%r7, [%rd2];
+	add.s32 	%r2, %r7, %r1;
+	mov.u32 	%r3, 31;
+	mov.u32 	%r4, -1;
+	setp.eq.s32 	%p2, %r1, 0;
+	shfl.sync.down.b32 	%r5|%p1, %r2, %r1, %r3, %r4;
+	selp.u32 	%r6, 1, 0, PRED;
+	st.global.v2.u32 	[%rd2], {%r5, %r6};
+	ret;
+}
+"""
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("used", [True, False])
+def test_shfl_writes_its_predicate_as_ptxas_does(used, tmp_path):
+    """A read predicate is SHFL's P destination (`SHFL.DOWN P0, ...`), an unread one PT."""
+    text = SHFL_PRED.replace("PRED", "%p1" if used else "%p2")
+    path = tmp_path / "shfl.ptx"
+    path.write_text(text)
+    expected = shfl_lines(ptxas_sass(path, tmp_path))
+    assert expected and expected[0].startswith("SHFL.DOWN P0" if used else "SHFL.DOWN PT")
+    assert shfl_lines(ptxc_sass(path, tmp_path)) == expected
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", ["fe_reduce_warp", "isa_reduce"])
+def test_nvcc_shuffles_lower_to_ptxas_forms(name, tmp_path):
+    """nvcc moves lane, clamp and mask into registers; SHFL takes them as immediates."""
+    path = oracle.nvcc_ptx(TESTSUITE / f"{name}.cu", tmp_path / f"{name}.ptx")
+    assert sorted(shfl_lines(ptxc_sass(path, tmp_path))) == sorted(shfl_lines(ptxas_sass(path, tmp_path)))
+
+
+def test_a_call_is_reported_at_the_call():
+    with pytest.raises(CompileError) as info:
+        lower_module(parse_ptx(CALLS, "calls.ptx"), Options(filename="calls.ptx"))
+    messages = [(d.loc.line, d.message) for d in info.value.diagnostics]
+    call_lines = [n for n, line in enumerate(CALLS.splitlines(), 1) if line.lstrip().startswith("call")]
+    assert [line for line, _ in messages if "calls to .func" in _] == call_lines
+    assert messages[0] == (call_lines[0], "unsupported: calls to .func ('twice'; ptxc does not lower calls yet)")
+    assert "indirect, through %rd3" in messages[-1][1]
+
+
+def test_setp_with_two_destinations_is_a_clean_lowering_error():
+    with pytest.raises(CompileError) as info:
+        lower_module(parse_ptx(PAIRS, "pairs.ptx"), Options(filename="pairs.ptx"))
+    assert any("'setp.lt.s32' with two destinations (p|q)" in d.message for d in info.value.diagnostics)
