@@ -123,6 +123,11 @@ class Code:
     starts: list                   # block index -> first instruction index
     succs: list                    # block index -> successor block indices
     live_out: list = field(default_factory=list)   # instruction index -> set of units
+    # Per instruction, computed once (the allocator asks for them many times): the
+    # registers it reads (guard included), its source operands, its results.
+    reads: list = field(default_factory=list)
+    sources: list = field(default_factory=list)
+    results: list = field(default_factory=list)
 
     @property
     def preds(self) -> list:
@@ -168,6 +173,9 @@ def build_code(func) -> Code:
         instrs += block.instrs
         block_of += [b] * len(block.instrs)
     code = Code(instrs, block_of, starts, successors(func))
+    code.reads = [read_regs(instr) for instr in instrs]
+    code.sources = [[r for r in regs if r is not instr.pred] for regs, instr in zip(code.reads, instrs)]
+    code.results = [written_regs(instr) for instr in instrs]
     code.live_out = liveness(code)
     return code
 
@@ -184,7 +192,7 @@ def liveness(code: Code) -> list[set]:
     writes under complementary guards (if-converted arms of a diamond), or a write
     whose every later read, in its block and before any redefinition of the guard,
     is under the same guard (a temporary of a predicated arm, like a carry)."""
-    effects = [_effects(i) for i in code.instrs]
+    effects = [_effects(instr, reads, results) for instr, reads, results in zip(code.instrs, code.reads, code.results)]
     live_in = [set() for _ in code.starts]
     changed = True
     while changed:
@@ -201,11 +209,12 @@ def liveness(code: Code) -> list[set]:
     return live_out
 
 
-def _effects(instr) -> tuple:
-    """(used, killed, written units, guard key, predicate keys written) of one instruction."""
+def _effects(instr, reads: list, results: list) -> tuple:
+    """(used, killed, written units, guard key, predicate keys written) of one instruction,
+    given the registers it reads and writes."""
     used, killed = uses_and_kills(instr)
-    written = {u for r in written_regs(instr) for u in units(r)}
-    preds = {r.key() for r in written_regs(instr) if r.file in ("P", "UP")}
+    written = {u for r in results for u in units(r)}
+    preds = {r.key() for r in results if r.file in ("P", "UP")}
     return used, killed, written, _guard_key(instr), preds
 
 
@@ -286,8 +295,8 @@ def collect_values(code: Code) -> dict:
     """Virtual unit -> its Value.  Operands that overlap name the same value (a pair
     n and its high half n+1); each Value also learns where it is written and read."""
     spans: dict = {}
-    for instr in code.instrs:
-        for reg in written_regs(instr) + read_regs(instr):
+    for results, reads in zip(code.results, code.reads):
+        for reg in results + reads:
             if reg.virtual:
                 spans.setdefault(reg.file, set()).add((reg.num, reg.width))
     value_of = {}
@@ -303,11 +312,11 @@ def collect_values(code: Code) -> dict:
     for value in set(value_of.values()):
         while value.width & (value.width - 1):   # a 3-unit span is a quad
             value.width += 1
-    for i, instr in enumerate(code.instrs):
-        for reg in written_regs(instr):
+    for i in range(len(code.instrs)):
+        for reg in code.results[i]:
             if reg.virtual:
                 value_of[reg.key()].defs.append((i, reg))
-        for reg in read_regs(instr):
+        for reg in code.reads[i]:
             if reg.virtual:
                 value_of[reg.key()].uses.append((i, reg))
     return value_of
@@ -354,7 +363,7 @@ def occupancy(code: Code) -> list[set]:
             continue
         for j in window:
             occupied[j].update(address)
-        result = [u for r in written_regs(instr) for u in units(r)]
+        result = [u for r in code.results[i] for u in units(r)]
         last = i
         for j in range(i + 1, block_end):
             if any(u in code.live_out[j - 1] for u in result):
@@ -372,8 +381,8 @@ def interference(code: Code, occupied: list[set]) -> dict:
     A result may take the register of a source the instruction reads for the last
     time (IMAD R6, R6, ...), as the hardware reads sources before it writes."""
     conflicts: dict = {}
-    for i, instr in enumerate(code.instrs):
-        written = [u for r in written_regs(instr) for u in units(r)]
+    for i in range(len(code.instrs)):
+        written = [u for r in code.results[i] for u in units(r)]
         for d in written:
             for other in occupied[i] | set(written):
                 if other != d and other[0] == d[0]:
@@ -390,6 +399,7 @@ class Allocation:
     value_of: dict
     conflicts: dict
     top: int = 254          # the highest R register the budget allows (-maxrregcount)
+    _bases: dict = field(default_factory=dict)   # (file, width, refs, top) -> bases that fit
 
     def values(self) -> list:
         return sorted(set(self.value_of.values()), key=lambda v: (v.file, v.first))
@@ -418,12 +428,18 @@ class Allocation:
             regs = [p for p in regs if p + value.width - 1 <= self.top]
         if value.width == 1 and all(w == 1 for _, w in value.refs):
             return [p for p in regs if p not in bad]
-        allowed = ALLOWED[value.file]
-        return [p for p in regs if p not in bad and value.fits(p)
-                and all(p + k in allowed for k in range(value.width))]
+        key = (value.file, value.width, frozenset(value.refs), self.top)
+        bases = self._bases.get(key)
+        if bases is None:
+            allowed = ALLOWED[value.file]
+            bases = self._bases[key] = [p for p in regs if value.fits(p)
+                                        and all(p + k in allowed for k in range(value.width))]
+        return [p for p in bases if p not in bad]
 
     def dies_at(self, i: int, reg: Reg) -> bool:
-        return not any(u in self.code.live_out[i] for u in units(reg))
+        live = self.code.live_out[i]
+        file, num, virtual = reg.file, reg.num, reg.virtual
+        return not any((file, num + k, virtual) in live for k in range(reg.width))
 
 
 def allocation_order(alloc: Allocation) -> list:
@@ -489,7 +505,7 @@ def hints(alloc: Allocation, value: Value) -> list[int]:
     that read `value` last (see result_hints)."""
     out = []
     for i, dst in value.defs:
-        for slot, src in enumerate(source_regs(alloc.code.instrs[i])):
+        for slot, src in enumerate(alloc.code.sources[i]):
             where = alloc.register(src)
             if (where is not None and src.file == value.file and _other(alloc, src, value)
                     and alloc.dies_at(i, src)):
@@ -506,8 +522,8 @@ def result_hints(alloc: Allocation, value: Value, depth: int) -> list[int]:
     for i, src in value.uses:
         if not alloc.dies_at(i, src):
             continue
-        slot = next((n for n, r in enumerate(source_regs(alloc.code.instrs[i])) if r is src), 0)
-        for dst in written_regs(alloc.code.instrs[i]):
+        slot = next((n for n, r in enumerate(alloc.code.sources[i]) if r is src), 0)
+        for dst in alloc.code.results[i]:
             if dst.file != value.file or not _other(alloc, dst, value):
                 continue
             where = alloc.register(dst)
@@ -545,7 +561,7 @@ def bank_conflicts(alloc: Allocation, value: Value) -> tuple[int, int]:
     if value.file != "R":
         return (0, 0)
     for i, mine in value.uses:
-        for other in source_regs(alloc.code.instrs[i]):
+        for other in alloc.code.sources[i]:
             where = alloc.register(other) if other is not mine and other.file == "R" and _other(alloc, other, value) else None
             if where is not None:
                 counts[(where - mine.num + value.first) % 2] += 1
@@ -562,7 +578,11 @@ def choose(alloc: Allocation, value: Value) -> int:
             f"available: ptxc does not spill registers"))
     preferred = set(hints(alloc, value))
     conflicts = bank_conflicts(alloc, value)
-    return min(free, key=lambda p: (conflicts[p % 2], p not in preferred, p))
+    # min over (conflicts[p % 2], p not in preferred, p), without a key call per register
+    fewest = min(conflicts[q] for q in {p & 1 for p in free})
+    best = [p for p in free if conflicts[p & 1] == fewest]
+    hinted = [p for p in best if p in preferred]
+    return min(hinted) if hinted else min(best)
 
 
 def assign_regs(func) -> None:

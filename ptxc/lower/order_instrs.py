@@ -61,22 +61,41 @@ def _writes(instr) -> set:
 
 
 def _dependences(instrs) -> list[set]:
+    """For each instruction, the earlier ones it must stay after: those whose registers
+    it reads, writes or overwrites (or that read what it writes), memory accesses
+    either side of a store, everything before a terminator, the prologue, fences.
+    Built from per-unit indexes, so a long block costs what its dependences cost."""
     preds = [set() for _ in instrs]
-    reads = [_reads(i) for i in instrs]
-    writes = [_writes(i) for i in instrs]
+    writers: dict = {}            # unit -> indices of earlier instructions writing it
+    readers: dict = {}            # unit -> indices of earlier instructions reading it
+    memory, stores, fences, prologue = [], [], [], []
     for j, later in enumerate(instrs):
-        r_j, w_j = reads[j], writes[j]
-        for i in range(j):
-            earlier = instrs[i]
-            r_i, w_i = reads[i], writes[i]
-            if (w_i & r_j) or (r_i & w_j) or (w_i & w_j):
-                preds[j].add(i)
-            elif earlier.op in MEMORY and later.op in MEMORY and (earlier.op in STORES or later.op in STORES):
-                preds[j].add(i)
-            elif later.op in TERMINATORS or earlier.comment in PROLOGUE:
-                preds[j].add(i)
-            elif earlier.op in FENCES or later.op in FENCES:
-                preds[j].add(i)
+        r_j, w_j = _reads(later), _writes(later)
+        mine = preds[j]
+        for u in r_j:
+            mine.update(writers.get(u, ()))
+        for u in w_j:
+            mine.update(writers.get(u, ()))
+            mine.update(readers.get(u, ()))
+        if later.op in TERMINATORS or later.op in FENCES:
+            mine.update(range(j))
+        else:
+            mine.update(prologue)
+            mine.update(fences)
+            if later.op in MEMORY:
+                mine.update(memory if later.op in STORES else stores)
+        for u in r_j:
+            readers.setdefault(u, []).append(j)
+        for u in w_j:
+            writers.setdefault(u, []).append(j)
+        if later.op in MEMORY:
+            memory.append(j)
+            if later.op in STORES:
+                stores.append(j)
+        if later.op in FENCES:
+            fences.append(j)
+        if later.comment in PROLOGUE:
+            prologue.append(j)
     return preds
 
 

@@ -64,6 +64,7 @@ class Schedule:
 
     def __init__(self, func: Function, table: latency.LatencyTable):
         self.table = table
+        self.edge_memo: dict = {}         # see edge_pairs
         self.slots: list[Slot] = []
         self.block_start: dict[str, int] = {}
         for b, block in enumerate(func.blocks):
@@ -361,29 +362,76 @@ def same(a: dict[int, Pending], b: dict[int, Pending]) -> bool:
 
 # --- stalls -------------------------------------------------------------------------
 
-def distance(sched: Schedule, i: int, k: int, between: range) -> int:
-    """Cycles instruction k must issue after instruction i (i before k on one path)."""
+class Between:
+    """What the instructions between a producer and a consumer do that `distance` asks:
+    the units they overwrite unconditionally (the producer's result there is dead) and
+    the scoreboards they set.  Grown one instruction at a time by `add`."""
+    __slots__ = ("killed", "scoreboards")
+
+    def __init__(self):
+        self.killed: set = set()
+        self.scoreboards: set = set()
+
+    def add(self, slot: Slot) -> None:
+        if slot.instr.pred is None:
+            self.killed |= slot.write_units
+        ctrl = slot.instr.ctrl
+        self.scoreboards.add(ctrl.wbar)
+        self.scoreboards.add(ctrl.rbar)
+
+    @classmethod
+    def of(cls, sched: Schedule, indices) -> "Between":
+        facts = cls()
+        for m in indices:
+            facts.add(sched.slots[m])
+        return facts
+
+
+def distance(sched: Schedule, i: int, k: int, between: Between) -> int:
+    """Cycles instruction k must issue after instruction i (i before k on one path, with
+    `between` describing the instructions that run in between)."""
     table, si, sk = sched.table, sched.slots[i], sched.slots[k]
     need = table.issue(si.cls, sk.cls, si.instr.ctrl.rbar != 7)
-    killed = set()
-    for m in between:
-        if sched.slots[m].instr.pred is None:
-            killed |= sched.slots[m].write_units
+    killed = between.killed
     written = {unit: key for key, unit in si.writes if unit not in killed}
-    for read in sk.reads:
-        key = written.get(read.unit)
-        if key is not None:
-            need = max(need, table.raw(key, sk.cls, read.role))
+    if written:
+        for read in sk.reads:
+            key = written.get(read.unit)
+            if key is not None:
+                need = max(need, table.raw(key, sk.cls, read.role))
     if sk.write_units & si.read_units:
         need = max(need, table.war(si.cls, sk.cls))
-    if any(unit in written for unit in sk.write_units):
+    if written and any(unit in written for unit in sk.write_units):
         need = max(need, table.waw(si.cls, sk.cls))
     ctrl_i, ctrl_k = si.instr.ctrl, sk.instr.ctrl
-    for sb in (ctrl_i.wbar, ctrl_i.rbar):
-        if sb != 7 and ctrl_k.wait >> sb & 1 and not any(
-                sb in (sched.slots[m].instr.ctrl.wbar, sched.slots[m].instr.ctrl.rbar) for m in between):
-            need = max(need, si.info.get("wait_after_set", 2))
+    if ctrl_k.wait:
+        for sb in (ctrl_i.wbar, ctrl_i.rbar):
+            if sb != 7 and ctrl_k.wait >> sb & 1 and sb not in between.scoreboards:
+                need = max(need, si.info.get("wait_after_set", 2))
     return need
+
+
+class ChainDistances:
+    """distance(i, j) for the instructions i of j's fallthrough chain, nearest first,
+    computed as far as asked and kept: they depend on the control codes the scoreboard
+    pass set, not on the issue times assign_stalls iterates on."""
+
+    def __init__(self, sched: Schedule):
+        self.sched = sched
+        self.known: dict[int, list] = {}
+        self.state: dict[int, tuple] = {}
+
+    def pairs(self, j: int):
+        known = self.known.setdefault(j, [])
+        yield from known
+        if j not in self.state:
+            self.state[j] = (iter(self.sched.chain(j)), Between())
+        chain, between = self.state[j]
+        for i in chain:
+            pair = (i, distance(self.sched, i, j, between))
+            between.add(self.sched.slots[i])
+            known.append(pair)
+            yield pair
 
 
 # Instructions whose stall field must stay small (none so far: a long stall is legal
@@ -398,6 +446,7 @@ def assign_stalls(sched: Schedule) -> None:
     slots, table, rules = sched.slots, sched.table, sched.table.rules_misc
     real = sched.real
     time: dict[int, int] = {}
+    chains = ChainDistances(sched)
     for _ in range(5):      # until a forward branch sees its target's final offsets
         previous = dict(time)
         for n, j in enumerate(real):
@@ -411,10 +460,10 @@ def assign_stalls(sched: Schedule) -> None:
             if sched.falls_through(p):
                 if j in sched.targeted:
                     t = max(t, time[p] + rules["before_label_min_stall"])
-                for i in sched.chain(j):
+                for i, need in chains.pairs(j):
                     if time[p] - time[i] >= HORIZON:
                         break
-                    t = max(t, time[i] + distance(sched, i, j, range(i + 1, j)))
+                    t = max(t, time[i] + need)
             t = max(t, taken_edge_needs(sched, p, time, previous))
             if slots[p].instr.op in SHORT_STALL_OPS and t - time[p] > SHORT_STALL_OPS[slots[p].instr.op]:
                 # nvdisasm rejects a BSSY with a long stall: issue it later instead
@@ -447,14 +496,33 @@ def taken_edge_needs(sched: Schedule, br: int, time: dict, previous: dict) -> in
             offset = (known[k] - known[start]) if (k in known and start in known) else k - start
             if offset >= HORIZON:
                 break
-            for i in producers:
+            for i, d in edge_pairs(sched, br, start, k, producers):   # the branch, then back along its chain
                 if time[br] - time[i] >= HORIZON:
                     break
-                between = list(range(i + 1, br + 1)) + list(range(start, k))
-                need = max(need, time[i] + distance(sched, i, k, between) - offset)
+                need = max(need, time[i] + d - offset)
             if not sched.falls_through(k):
                 break
     return need
+
+
+def edge_pairs(sched: Schedule, br: int, start: int, k: int, producers: list):
+    """(i, distance(i, k)) for the producers of branch `br` (itself, then back along its
+    chain), where k is an instruction of the target block that begins at `start`:
+    computed as far as asked and kept on the schedule (they do not depend on issue
+    times, which assign_stalls iterates on)."""
+    key = (br, k)
+    memo = sched.edge_memo.get(key)
+    if memo is None:
+        memo = sched.edge_memo[key] = ([], Between.of(sched, range(start, k)))
+    known, between = memo
+    yield from known
+    for n in range(len(known), len(producers)):
+        i = producers[n]
+        if i != br:
+            between.add(sched.slots[i + 1])
+        pair = (i, distance(sched, i, k, between))
+        known.append(pair)
+        yield pair
 
 
 # --- yield and reuse ----------------------------------------------------------------
