@@ -33,8 +33,10 @@ def grammar_path(name: str) -> Path:
 def _parser() -> Lark:
     # cache=True keeps the LALR tables in a temporary file keyed by the grammar's
     # hash: building them costs ~300 ms, loading ~20 ms.
+    # The transformer runs inline, as the parser reduces (no parse tree is built); it is
+    # reset before each parse (see parse_ptx).
     return Lark(grammar_path("ptx.lark").read_text(), parser="lalr", lexer="contextual",
-                propagate_positions=True, maybe_placeholders=True, cache=True)
+                maybe_placeholders=True, cache=True, transformer=_TRANSFORMER)
 
 
 def parse_int(text: str) -> int:
@@ -284,6 +286,9 @@ class _ToIR(Transformer):
         return ir.OperandList(tuple(i for i in items if i is not None))
 
 
+_TRANSFORMER = _ToIR()
+
+
 def _describe(exc: UnexpectedInput) -> str:
     if isinstance(exc, UnexpectedToken):
         if exc.token.type == "$END":
@@ -342,7 +347,8 @@ def _registers_in(op) -> list[ir.Reg]:
 def parse_ptx(text: str, filename: str = "<ptx>") -> ir.Module:
     """Parse PTX text into a Module; raise CompileError with file:line:col on bad input."""
     try:
-        tree = _parser().parse(text)
+        _TRANSFORMER.__init__()
+        module = _parser().parse(text)
     except UnexpectedInput as exc:
         line = getattr(exc, "line", 0) or 0
         col = getattr(exc, "column", 0) or 0
@@ -350,7 +356,6 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> ir.Module:
             lines = text.splitlines() or [""]
             line, col = len(lines), len(lines[-1]) + 1
         raise CompileError.at(f"PTX syntax error: {_describe(exc)}", filename, line, col, text) from None
-    module = _ToIR().transform(tree)
     problems = [d for f in module.functions
                 for d in check_registers(f, filename, text) + check_pair_destinations(f, filename)]
     if problems:
