@@ -166,7 +166,9 @@ def _has_condition(instr) -> bool:
                for op in instr.srcs)
 
 
-def build_code(func) -> Code:
+def build_code(func, files: frozenset | None = None) -> Code:
+    """The function's code and its liveness (of the register files in `files` only, when
+    given: units of one file never affect another's liveness)."""
     instrs, block_of, starts = [], [], []
     for b, block in enumerate(func.blocks):
         starts.append(len(instrs))
@@ -176,7 +178,7 @@ def build_code(func) -> Code:
     code.reads = [read_regs(instr) for instr in instrs]
     code.sources = [[r for r in regs if r is not instr.pred] for regs, instr in zip(code.reads, instrs)]
     code.results = [written_regs(instr) for instr in instrs]
-    code.live_out = liveness(code)
+    code.live_out = liveness(code, files)
     return code
 
 
@@ -186,13 +188,17 @@ def uses_and_kills(instr) -> tuple[set, set]:
     return used, killed
 
 
-def liveness(code: Code) -> list[set]:
+def liveness(code: Code, files: frozenset | None = None) -> list[set]:
     """Units live after each instruction.  A guarded write does not kill, except
     where predication makes it a full definition after all (see _scan_block): two
     writes under complementary guards (if-converted arms of a diamond), or a write
     whose every later read, in its block and before any redefinition of the guard,
     is under the same guard (a temporary of a predicated arm, like a carry)."""
     effects = [_effects(instr, reads, results) for instr, reads, results in zip(code.instrs, code.reads, code.results)]
+    if files is not None:
+        effects = [({u for u in used if u[0] in files}, {u for u in killed if u[0] in files},
+                    {u for u in written if u[0] in files}, guard, preds)
+                   for used, killed, written, guard, preds in effects]
     live_in = [set() for _ in code.starts]
     changed = True
     while changed:

@@ -139,7 +139,8 @@ def _propagate_predicates(func) -> bool:
         instr.dsts = written
 
     for instr in func.instrs():
-        substitute(instr)          # copies found so far (defs come before uses in layout, mostly)
+        if copies:
+            substitute(instr)      # copies found so far (defs come before uses in layout, mostly)
         low = _equal_high_words(instr)
         if low is not None and instr.dsts[0].virtual and len(defs.get(instr.dsts[0].key(), [])) == 1 \
                 and (not low.virtual or len(defs.get(low.key(), [])) == 1):
@@ -197,6 +198,8 @@ def _test_bits(func) -> bool:
     """`LOP3 t = x & c` read only by `ISETP.EQ/NE p, t, 0` becomes the LOP3 writing the
     predicate itself (`LOP3.LUT P, RZ, x, c, RZ, 0xc0, !PT`: P = (x & c) != 0), as
     ptxas tests bits; an EQ test reads it with `!`."""
+    if not any(i.op == "ISETP" and i.mods[:1] in (("EQ",), ("NE",)) for i in func.instrs()):
+        return False               # nothing to rewrite: skip building the use maps
     writers, readers = _single_uses(func)
     changed = False
     for block in func.blocks:
@@ -232,6 +235,8 @@ def _test_bits(func) -> bool:
 def _combine_compares(func) -> bool:
     """A compare read only by a PLOP3 that ands, ors or xors it with another predicate
     takes that predicate as its combining input (ISETP.GT.XOR P0, PT, a, b, !P1)."""
+    if not any(i.op == "PLOP3" for i in func.instrs()):
+        return False               # nothing to rewrite: skip building the use maps
     writers, readers = _single_uses(func)
     ops = {0xC0: "AND", 0xFC: "OR", 0x3C: "XOR"}
     changed = False

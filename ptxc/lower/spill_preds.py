@@ -26,7 +26,7 @@ def spill_preds(func) -> None:
         return          # seven predicate values at most: they always fit
     spilled = set()
     for _ in range(64):
-        code = build_code(func)
+        code = build_code(func, frozenset({"P"}))
         victim = _victim(code, spilled)
         if victim is None:
             return

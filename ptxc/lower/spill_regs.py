@@ -67,14 +67,14 @@ def _fits_easily(func, max_reg_count) -> bool:
                 units.update(range(reg.num, reg.num + reg.width))
     if len(units) + SLACK < budget:
         return True
-    code = build_code(func)
+    code = build_code(func, frozenset({"R"}))
     pressure = max((sum(1 for u in live if u[0] == "R") for live in code.live_out), default=0)
     return pressure + SLACK < budget
 
 
 def _victim(func, spilled: set):
     """The longest-lived general-register value not spilled yet (nor a spill's own temporary)."""
-    code = build_code(func)
+    code = build_code(func, frozenset({"R"}))
     values = {v for v in collect_values(code).values() if v.file == "R"}
     best, best_span = None, 0
     for value in values:
