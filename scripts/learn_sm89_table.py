@@ -211,6 +211,29 @@ LOOP:
     "clock": """
   mov.u64 %rd2, %clock64; mov.u32 %r2, %clock; st.global.u64 [%rd0], %rd2; st.global.u32 [%rd0+8], %r2;
 """,
+    # half precision as ptxas lowers it alone (isa_half.cu's nvcc fuses most of it away):
+    # HMUL2 with .H0_H0 halves and .FTZ/.SAT, |x| and -x through HADD2 with -RZ, the NaN
+    # max, HSETP2 of single halves and of pairs, F2F.F16.F64, F2FP's .RZ.
+    "half": """
+  .reg .b16 %h<32>; .reg .f64 %fd<8>;
+  ld.global.u16 %h1, [%rd1]; ld.global.u16 %h2, [%rd1+64]; ld.global.u16 %h3, [%rd1+128];
+  ld.global.u32 %r2, [%rd1+192]; ld.global.u32 %r3, [%rd1+256]; ld.global.f64 %fd1, [%rd1+320];
+  mul.f16 %h4, %h1, %h2; st.global.u16 [%rd0], %h4;
+  mul.ftz.sat.f16 %h5, %h1, %h3; st.global.u16 [%rd0+64], %h5;
+  abs.f16 %h6, %h2; st.global.u16 [%rd0+128], %h6;
+  max.NaN.f16 %h7, %h2, %h3; st.global.u16 [%rd0+192], %h7;
+  mul.f16x2 %r4, %r2, %r3; st.global.u32 [%rd0+256], %r4;
+  mul.ftz.sat.f16x2 %r5, %r2, %r3; st.global.u32 [%rd0+320], %r5;
+  abs.f16x2 %r6, %r3; st.global.u32 [%rd0+384], %r6;
+  neg.f16x2 %r7, %r2; st.global.u32 [%rd0+448], %r7;
+  setp.lt.f16 %p1, %h1, %h2; selp.u32 %r8, 1, 0, %p1; st.global.u32 [%rd0+512], %r8;
+  setp.gtu.ftz.f16 %p2, %h2, %h3; selp.u32 %r9, 1, 0, %p2; st.global.u32 [%rd0+576], %r9;
+  setp.eq.f16x2 %p3|%p4, %r2, %r3; selp.u32 %r10, %r2, %r3, %p3; selp.u32 %r11, %r3, %r0, %p4;
+  st.global.u32 [%rd0+640], %r10; st.global.u32 [%rd0+704], %r11;
+  cvt.rn.f16.f64 %h8, %fd1; st.global.u16 [%rd0+768], %h8;
+  cvt.rz.f16.f32 %h9, %f0; st.global.u16 [%rd0+896], %h9;
+  sub.ftz.f16 %h10, %h3, %h1; st.global.u16 [%rd0+960], %h10;
+""",
     "local": """
   .local .align 4 .b32 lbuf[16];
   ld.global.u32 %r2, [%rd1]; and.b32 %r3, %r2, 15; shl.b32 %r3, %r3, 2; mov.u32 %r4, lbuf; add.s32 %r5, %r4, %r3;
@@ -1261,6 +1284,46 @@ def fix_dependent_flags(drafts: list[Draft], log) -> None:
             log(f"  {d.parsed.op}: bit {b} (.64) changes the modifiers; kept fixed")
 
 
+def fix_hiding_mods(drafts: list[Draft], log) -> None:
+    """A modifier under which an operand's flag prints nothing (HADD2.F32 shows no |..| on
+    its first source) is kept as the representative has it: the form with the flag
+    is another form than the one with the modifier, whose own flips found no flag."""
+    jobs, words = [], []
+    for d in drafts:
+        build_mod_fields(d)
+        for key, (pieces, _, _) in d.numeric.items():
+            if key[0] != "op" or key[2] not in ("neg", "abs", "inv"):
+                continue
+            flagged = d.word | (1 << pieces[0][0])
+            for f in d.mod_fields:
+                for v in f["values"]:
+                    if v != f["default"]:
+                        jobs.append((d, key, f))
+                        words.append(set_bits(flagged, f["bits"], v))
+    texts = nvdisasm_batch(words) if words else []
+    hiding: dict = {}
+    for (d, key, f), t in zip(jobs, texts):
+        if t is None:
+            continue
+        p = parse_instr(t)
+        if len(p.operands) == len(d.parsed.operands) and not p.operands[key[1]].get(key[2]):
+            hiding.setdefault(id(d), (d, set()))[1].update(f["bits"])
+            d.notes.append(f"modifier bits {f['bits']} hide the {key[2]} of operand {key[1]}; kept fixed")
+            log(f"  {d.parsed.op}: modifier bits {f['bits']} hide the {key[2]} of operand {key[1]}; kept fixed")
+    for d, fixed_bits in hiding.values():
+        runs_left = []
+        for bits, table in d.mod_runs:
+            keep = [i for i, b in enumerate(bits) if b not in fixed_bits]
+            if not keep:
+                continue
+            fixed = sum(bit(d.word, b) << i for i, b in enumerate(bits) if b in fixed_bits)
+            free = sum(1 << i for i in keep)
+            runs_left.append(([bits[i] for i in keep],
+                              {sub_value(v, keep): t for v, t in table.items() if v & ~free == fixed}))
+        d.mod_runs = runs_left
+        d.fixed.update(fixed_bits)
+
+
 def join_overlaps(drafts: list[Draft], log) -> None:
     """Step 3b: modifier fields that overlap in print, or depend on each other, become
     one field, enumerated again over all their bits at once; the runs they came from
@@ -1825,6 +1888,7 @@ def learn(words, verbose: bool = False, only: str | None = None) -> dict:
     reps += [(w, t + "  (an opcode bit away from a ptxas word)") for w, t, _ in more]
     enumerate_values(drafts, log)
     fix_dependent_flags(drafts, log)
+    fix_hiding_mods(drafts, log)
     join_overlaps(drafts, log)
     learn_reuse_and_aliases(drafts, log)
     order_mod_fields(drafts, log)

@@ -132,6 +132,27 @@ def seed_instrs() -> list[Instr]:
         Instr("SEL", (), [R(8)], [R(255), Imm(1), P(3)], ctrl=c),
         Instr("FMUL", (), [R(14)], [R(7), R(0)], ctrl=c),
         Instr("FFMA", (), [R(15)], [R(7), R(0), R(8)], ctrl=c),
+        *half_instrs(c),
+    ]
+
+
+def half_instrs(c: Control) -> list[Instr]:
+    """The half-precision forms isel_float selects: .H0_H0 halves of f16 values, -RZ and
+    |a| for neg/abs, HSETP2 of one half and of both, F2FP's rounding, F2F from f64."""
+    def h(num, **flags):
+        return Reg("R", num, sel="H0_H0", **flags)
+    return [
+        Instr("HMUL2", (), [R(9)], [h(4), h(5)], ctrl=c),
+        Instr("HMUL2", ("FTZ", "SAT"), [R(9)], [R(4), R(5)], ctrl=c),
+        Instr("HADD2", ("FTZ",), [R(9)], [h(4), h(5, neg=True)], ctrl=c),
+        Instr("HADD2", (), [R(9)], [h(4, abs=True), h(255, neg=True)], ctrl=c),
+        Instr("HADD2", ("F32",), [R(9)], [Reg("R", 255, neg=True), h(4)], ctrl=c),
+        Instr("HFMA2", ("SAT",), [R(9)], [h(4), h(5), h(6)], ctrl=c),
+        Instr("HMNMX2", (), [R(9)], [h(4), h(5), Reg("P", 7, inv=True)], ctrl=c),
+        Instr("HSETP2", ("LT", "AND"), [P(0), P(7)], [h(4), h(5), P(7)], ctrl=c),
+        Instr("HSETP2", ("GEU", "OR"), [P(0), P(1)], [R(4), R(5), P(2)], ctrl=c),
+        Instr("F2FP", ("F16", "F32", "PACK_AB", "RZ"), [R(9)], [R(255), R(4)], ctrl=c),
+        Instr("F2F", ("F16", "F64"), [R(9)], [R(4, 2)], ctrl=c),
     ]
 
 

@@ -1,6 +1,7 @@
 """fuse_ffma: a multiply feeding an add becomes one fused multiply-add, where PTX allows.
 
-    FMUL t, a, b ;  FADD d, t, c    ==>    FFMA d, a, b, c      (DMUL/DADD: DFMA)
+    FMUL t, a, b ;  FADD d, t, c    ==>    FFMA d, a, b, c      (DMUL/DADD: DFMA,
+                                                                 HMUL2/HADD2: HFMA2)
 
 PTX lets the code generator contract `mul` and `add` (or `sub`) that carry no
 explicit rounding modifier into an fma, and ptxas does: the results then differ
@@ -10,7 +11,9 @@ adds that may contract (comment "contractible"), including the final multiply of
 an approximate division; this pass fuses a marked multiply into a marked add in
 the same block when the add is the product's only reader, nothing in between
 rewrites the multiply's sources, both have the same guard and the same FTZ flag.
-A subtracted product becomes a negated first factor.
+A subtracted product becomes a negated first factor.  Half precision fuses when the
+add reads the product's halves as the multiply computed them: both f16x2 (no
+selectors) or both f16 (`.H0_H0` everywhere), as ptxas fuses mul.f16 + add.f16.
 
 Expects: select_instrs' output (virtual registers, contractible marks).
 Guarantees: the values ptxas computes; one instruction less per fusion.
@@ -23,7 +26,8 @@ from ..sass.ir import Instr, Reg
 from .vregs import read_units, units, regs_in
 
 CONTRACT = "contractible"
-FUSED = {"FMUL": ("FADD", "FFMA"), "DMUL": ("DADD", "DFMA")}
+FUSED = {"FMUL": ("FADD", "FFMA"), "DMUL": ("DADD", "DFMA"), "HMUL2": ("HADD2", "HFMA2")}
+ADDS = {add for add, _ in FUSED.values()}
 
 
 def fuse_ffma(func) -> None:
@@ -32,7 +36,7 @@ def fuse_ffma(func) -> None:
         products = {}   # unit key of a marked multiply's result -> (index, instr)
         removed = set()
         for index, instr in enumerate(block.instrs):
-            if instr.op in ("FADD", "DADD") and CONTRACT in instr.comment:
+            if instr.op in ADDS and CONTRACT in instr.comment:
                 _try_fuse(block, index, instr, products, readers, removed)
             for d in instr.dsts:
                 if isinstance(d, Reg):
@@ -75,6 +79,8 @@ def _try_fuse(block, index: int, add: Instr, products: dict, readers: dict, remo
             continue
         if ("FTZ" in mul.mods) != ("FTZ" in add.mods) or set(add.mods) - {"FTZ"} or set(mul.mods) - {"FTZ"}:
             continue
+        if any(getattr(op, "sel", "") != getattr(src, "sel", "") for op in mul.srcs):
+            continue   # the add reads other halves than the multiply made
         a, b = mul.srcs
         if src.neg:
             a = replace(a, neg=not a.neg) if isinstance(a, Reg) else _negated(a)

@@ -16,7 +16,7 @@ from ..ptx import ir as ptx
 from ..sass.ir import Imm, Reg, RZ, PT
 from .isel_int import (FALSE, TRUE, ZERO, ZERO64, LUT_AND, _in_reg, extend, extend_reg, lop3, size_of, type_of,
                        wide)
-from .select_instrs import Selector, Unsupported, half
+from .select_instrs import Rule, Selector, Unsupported, half
 
 ROUND = {"rn": (), "rz": ("RZ",), "rm": ("RM",), "rp": ("RP",)}
 ROUND_INT = {"rni": (), "rzi": ("TRUNC",), "rmi": ("FLOOR",), "rpi": ("CEIL",)}
@@ -262,7 +262,8 @@ def _reg_size(s: Selector, op) -> int:
     return size_of(s.reg_type(op)) if isinstance(op, ptx.Reg) else 4
 
 
-def cvt_int_float(s: Selector, i, d, a, dtype: str, atype: str, mods):
+def cvt_int_float(s: Selector, i, d, a, dtype: str, atype: str, mods, dst: Reg | None = None):
+    """Integer to float; `dst` is the f32 destination when the caller narrows it after."""
     rnd = ()
     for m in mods:
         if m in ROUND:
@@ -270,7 +271,8 @@ def cvt_int_float(s: Selector, i, d, a, dtype: str, atype: str, mods):
     if dtype == "f16":
         raise Unsupported("conversion to f16")
     asize = size_of(atype)
-    dst = s.reg(d)
+    if dst is None:
+        dst = s.reg(d)
     if dtype == "f32" and atype in ("s32", "u32") and rnd in ((), ("RZ",)):
         s.emit("I2FP", ("F32", INT_TYPE[atype]) + rnd, [dst], [s.r(a, atype)])
         return
@@ -279,7 +281,8 @@ def cvt_int_float(s: Selector, i, d, a, dtype: str, atype: str, mods):
     s.emit("I2F", (("F64",) if dtype == "f64" else ()) + type_mod + rnd, [dst], [src])
 
 
-def cvt_float_int(s: Selector, i, d, a, dtype: str, atype: str, mods):
+def cvt_float_int(s: Selector, i, d, a, dtype: str, atype: str, mods, src: Reg | None = None):
+    """Float to integer; `src` is the f32 source when the caller has widened it already."""
     rnd = ("TRUNC",)
     for m in mods:
         if m in ROUND_INT:
@@ -288,7 +291,8 @@ def cvt_float_int(s: Selector, i, d, a, dtype: str, atype: str, mods):
         raise Unsupported("conversion from f16")
     dsize = size_of(dtype)
     dst = s.reg(d)
-    src = dsrc(s, a) if atype == "f64" else s.r(a, "f32")
+    if src is None:
+        src = dsrc(s, a) if atype == "f64" else s.r(a, "f32")
     ftz_mod = ("FTZ",) if "ftz" in mods else ()
     type_mod = () if dtype == "s32" else (INT_TYPE[dtype if dsize >= 4 else ("s32" if dtype.startswith("s") else "u32")],)
     if dsize == 8:
@@ -418,3 +422,180 @@ def lg2_approx(s: Selector, i: ptx.Instr):
     mufu(s, "LG2", r, scaled)
     s.emit("FADD", (), [fixed], [r, Imm(0xC1C00000, "f32")])
     s.emit("FSEL", (), [s.reg(d)], [r, fixed, tiny])
+
+
+# ---- f16 and f16x2 ------------------------------------------------------------------------
+#
+# ptxas computes half precision on the HADD2/HMUL2/HFMA2/HMNMX2/HSETP2 pipe, which works
+# on a register's two 16-bit halves at once.  An f16x2 operation uses both halves as they
+# are; a scalar f16 one reads the low half of each source broadcast to both (`.H0_H0`),
+# so its result lands in both halves and the low one is the value (PTX's 16-bit
+# registers leave the upper bits unspecified).  What each lowers to was read from ptxas's
+# SASS for each PTX instruction alone (scripts/learn_sm89_table.py's "half" probe).
+
+H0 = "H0_H0"
+NEG_ZERO_H0 = Reg("R", RZ, neg=True, sel=H0)
+NEG_ZERO_PLAIN = Reg("R", RZ, neg=True)     # HADD2.F32's -RZ prints no selector
+
+
+def is_pair(i: ptx.Instr) -> bool:
+    return i.parts[-1] == "f16x2"
+
+
+def hsrc(s: Selector, op, pair: bool) -> Reg:
+    """A half source: the whole register of an f16x2 value, the low half of an f16 one."""
+    reg = s.r(op, "b32" if pair else "b16")
+    return reg if pair else replace(reg, sel=H0)
+
+
+def half_mods(i: ptx.Instr) -> tuple:
+    if i.has("relu"):
+        raise Unsupported(f"'{i.opcode}' (.relu)")
+    return ftz(i) + sat(i)
+
+
+def add_f16(s: Selector, i: ptx.Instr):
+    """add/sub: HADD2 (sub negates the second source); contractible without .rn."""
+    d, a, b = i.operands
+    pair = is_pair(i)
+    vb = hsrc(s, b, pair)
+    if i.base == "sub":
+        vb = replace(vb, neg=not vb.neg)
+    s.emit("HADD2", half_mods(i), [s.reg(d)], [hsrc(s, a, pair), vb], comment=contractible(i))
+
+
+def mul_f16(s: Selector, i: ptx.Instr):
+    """HMUL2; without .rn it may contract with an add into HFMA2 (fuse_ffma), as ptxas does."""
+    d, a, b = i.operands
+    pair = is_pair(i)
+    s.emit("HMUL2", half_mods(i), [s.reg(d)], [hsrc(s, a, pair), hsrc(s, b, pair)], comment=contractible(i))
+
+
+def fma_f16(s: Selector, i: ptx.Instr):
+    d, a, b, c = i.operands
+    pair = is_pair(i)
+    s.emit("HFMA2", half_mods(i), [s.reg(d)], [hsrc(s, a, pair), hsrc(s, b, pair), hsrc(s, c, pair)])
+
+
+def neg_f16(s: Selector, i: ptx.Instr):
+    """-a + -0: ptxas's negation (exact; -0 for +0)."""
+    d, a = i.operands
+    va = hsrc(s, a, is_pair(i))
+    s.emit("HADD2", ftz(i), [s.reg(d)], [replace(va, neg=True), NEG_ZERO_H0])
+
+
+def abs_f16(s: Selector, i: ptx.Instr):
+    d, a = i.operands
+    va = hsrc(s, a, is_pair(i))
+    s.emit("HADD2", ftz(i), [s.reg(d)], [replace(va, abs=True), NEG_ZERO_H0])
+
+
+def min_max_f16(s: Selector, i: ptx.Instr):
+    """HMNMX2: PT selects the minimum, !PT the maximum; .NaN propagates NaNs."""
+    d, a, b = i.operands
+    if i.has("xorsign"):
+        raise Unsupported(f"'{i.opcode}' (.xorsign.abs)")
+    pair = is_pair(i)
+    mods = ftz(i) + (("NAN",) if i.has("NaN") else ())
+    s.emit("HMNMX2", mods, [s.reg(d)], [hsrc(s, a, pair), hsrc(s, b, pair), TRUE if i.base == "min" else FALSE])
+
+
+def setp_f16(s: Selector, i: ptx.Instr):
+    """HSETP2: f16 compares the low halves into one predicate; f16x2 writes `p|q`, the
+    low halves' result and the high halves'."""
+    pair = is_pair(i)
+    dst = i.operands[0]
+    if pair != isinstance(dst, ptx.RegPair):
+        raise Unsupported(f"'{i.opcode}' with {'one destination' if pair else 'two destinations (p|q)'}")
+    dsts = [s.reg(dst.first), s.reg(dst.second)] if pair else [s.reg(dst), TRUE]
+    a, b = i.operands[1:3]
+    bool_op, combine = _bool_combine(s, i)
+    s.emit("HSETP2", (FSETP_CMP[i.parts[1]],) + ftz(i) + (bool_op,), dsts,
+           [hsrc(s, a, pair), hsrc(s, b, pair), combine])
+
+
+def cvt_f16(s: Selector, i: ptx.Instr):
+    """cvt to or from f16.  f32 <-> f16 and f64 <-> f16 are one instruction (F2FP, HADD2.F32,
+    F2F).  Integers go through f32, which is exact: f32 holds every f16 and every integer
+    up to 2^24, and an integer beyond that is beyond f16's range in every rounding mode
+    (rounding toward zero or infinity twice rounds once on f16's coarser grid)."""
+    d, a = i.operands
+    dtype, atype = i.parts[-2], i.parts[-1]
+    mods = i.parts[1:-2]
+    if dtype == "f16" and atype == "f16":
+        cvt_f16_f16(s, d, a, mods)
+    elif dtype == "f16":
+        dst = s.reg(d)
+        if atype == "f64":
+            s.emit("F2F", ftz(i) + ("F16", "F64") + rounding(i), [dst], [dsrc(s, a)])
+        else:
+            f32 = s.r(a, "f32") if atype == "f32" else s.new()
+            if atype != "f32":
+                cvt_int_float(s, i, d, a, "f32", atype, mods, dst=f32)
+            s.emit("F2FP", ("F16", "F32", "PACK_AB") + rounding(i), [dst], [ZERO, f32])
+        if i.has("sat"):
+            s.emit("HADD2", ("SAT",), [dst], [replace(dst, sel=H0), NEG_ZERO_H0])
+    elif atype == "f16":
+        # .ftz changes nothing: an f16 subnormal is a normal f32 (ptxas ignores it too)
+        wide_value = widen_f16(s, s.r(a, "b16"), s.reg(d) if dtype == "f32" else None)
+        if dtype == "f32":
+            if i.has("sat"):
+                s.emit("FADD", ("SAT",), [s.reg(d)], [s.reg(d), NEG_ZERO])
+        elif dtype == "f64":
+            s.emit("F2F", ("F64", "F32"), [s.reg(d)], [wide_value])
+        else:
+            cvt_float_int(s, i, d, a, dtype, "f32", mods, src=wide_value)
+    else:
+        raise Unsupported(f"conversion {dtype} <- {atype}")
+
+
+def widen_f16(s: Selector, h: Reg, out: Reg | None = None) -> Reg:
+    """f16 (low half) -> f32: HADD2.F32 -0 + h, exact."""
+    out = out or s.new()
+    s.emit("HADD2", ("F32",), [out], [NEG_ZERO_PLAIN, replace(h, sel=H0)])
+    return out
+
+
+def cvt_f16_f16(s: Selector, d, a, mods):
+    """cvt.f16.f16: a copy (.ftz/.sat through HADD2 + -0); rounding to an integer
+    (.rni etc.) is FRND on the exact f32 value, narrowed back exactly."""
+    dst = s.reg(d)
+    src = s.r(a, "b16")
+    int_round = next((FRND_MODE[m] for m in mods if m in FRND_MODE), None)
+    if int_round is not None:
+        wide_value, rounded = widen_f16(s, src), s.new()
+        s.emit("FRND", int_round, [rounded], [wide_value])
+        s.emit("F2FP", ("F16", "F32", "PACK_AB"), [dst], [ZERO, rounded])
+        src = dst
+    extra = (("FTZ",) if "ftz" in mods else ()) + (("SAT",) if "sat" in mods else ())
+    if extra:
+        s.emit("HADD2", extra, [dst], [replace(src, sel=H0), NEG_ZERO_H0])
+    elif src is not dst:
+        s.emit("MOV", (), [dst], [src])
+
+
+def cvt_f16x2_f32(s: Selector, i: ptx.Instr):
+    """cvt.rn.f16x2.f32 d, a, b: F2FP packs a into the high half and b into the low."""
+    d, a, b = i.operands
+    if i.has("relu") or i.has("satfinite"):
+        raise Unsupported(f"'{i.opcode}'")
+    s.emit("F2FP", ("F16", "F32", "PACK_AB") + rounding(i), [s.reg(d)], [s.r(a, "f32"), s.r(b, "f32")])
+
+
+# Selection rules for half precision; isel_rules.RULES takes them where the f16 rules go
+# (before the general cvt).
+H = r"\.f16(x2)?"
+HALF_RULES = [
+    Rule(rf"(add|sub)(\.rn)?(\.ftz)?(\.sat)?{H}", add_f16, "HADD2 (.H0_H0 halves for f16), sub negating b"),
+    Rule(rf"mul(\.rn)?(\.ftz)?(\.sat)?{H}", mul_f16, "HMUL2; contracts with an add into HFMA2 without .rn"),
+    Rule(rf"fma\.rn(\.ftz)?(\.sat)?(\.relu)?{H}", fma_f16, "HFMA2"),
+    Rule(rf"neg(\.ftz)?{H}", neg_f16, "HADD2 -a, -RZ (ptxas's negation)"),
+    Rule(rf"abs(\.ftz)?{H}", abs_f16, "HADD2 |a|, -RZ"),
+    Rule(rf"(min|max)(\.ftz)?(\.NaN)?(\.xorsign\.abs)?{H}", min_max_f16, "HMNMX2 (PT: min, !PT: max)"),
+    Rule(rf"setp\.(eq|ne|lt|le|gt|ge|equ|neu|ltu|leu|gtu|geu|num|nan)(\.(and|or|xor))?(\.ftz)?{H}",
+         setp_f16, "HSETP2 (f16x2: both halves, p|q)"),
+    Rule(r"cvt(\.(rn|rz|rm|rp))?(\.relu)?(\.satfinite)?\.f16x2\.f32", cvt_f16x2_f32, "F2FP.F16.F32.PACK_AB"),
+    Rule(r"cvt(\.(rn|rz|rm|rp|rni|rzi|rmi|rpi))?(\.ftz)?(\.sat)?"
+         r"\.(f16\.[usbf](8|16|32|64)|[usbf](8|16|32|64)\.f16)", cvt_f16,
+         "F2FP / HADD2.F32 / F2F; integers through an exact f32"),
+]

@@ -198,16 +198,6 @@ def _reg(s: Selector, value) -> Reg:
     return value if isinstance(value, Reg) else s.materialize(value)
 
 
-def cvt_half(s: Selector, i: ptx.Instr):
-    """cvt between f16 and f32: a learned single instruction (F2FP / HADD2.F32)."""
-    d, a = i.operands
-    dtype, atype = i.parts[-2], i.parts[-1]
-    name = "cvt.rn.f16.f32" if dtype == "f16" else "cvt.f32.f16"
-    if dtype == "f16" and atype != "f32" or dtype != "f16" and (atype != "f16" or dtype != "f32"):
-        raise Unsupported(f"conversion {dtype} <- {atype}")
-    instantiate(s, name, [s.r(a, atype if atype != "f16" else "b16")], s.reg(d))
-
-
 def mul_hi64(s: Selector, d: Reg, a: Reg, b: Reg, signed: bool):
     instantiate(s, "mul.hi.s64" if signed else "mul.hi.u64", [a, b], d)
 

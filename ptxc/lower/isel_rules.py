@@ -141,8 +141,7 @@ RULES = [
     Rule(r"tanh\.approx\.f32", flt.tanh_approx, "MUFU.TANH"),
     Rule(r"(div|rcp|sqrt|rsqrt|ex2|lg2)(\.(rn|rz|rm|rp|approx|full))?(\.ftz)?\.f(32|64)", math.learned,
          "ptxas's sequences: MUFU estimates refined by FFMA/DFMA, slow paths inline", branches=True),
-    Rule(r"cvt(\.rn)?\.f16\.f32|cvt\.f32\.f16", math.cvt_half, "F2FP.F16.F32.PACK_AB / HADD2.F32", branches=True),
-    Rule(r"(add|sub|fma|min|max)(\.rn)?\.f16(x2)?|neg\.f16", math.learned, "HADD2 / HFMA2 / HMNMX2", branches=True),
+    *flt.HALF_RULES,
     Rule(r"cvt(\.(rn|rz|rm|rp|rni|rzi|rmi|rpi))?(\.ftz)?(\.sat)?\.[usbf](8|16|32|64)\.[usbf](8|16|32|64)",
          flt.cvt, "I2F/I2FP, F2I, F2F, FRND; integer widening by SHF/PRMT, narrowing as a copy"),
 ]
