@@ -56,7 +56,7 @@ def layout(func) -> list:
 def lower_module(module: ptx.Module, options: Options) -> list[Kernel]:
     from .lower.select_instrs import ModuleVars
     from .sass.encode import encode
-    options = replace(options, module_vars=ModuleVars.of(module.globals))
+    options = replace(options, module_vars=ModuleVars.of(module.globals), functions=tuple(module.functions))
     kernels = []
     for ptx_func in module.kernels():
         func = lower_function(ptx_func, options)

@@ -1,11 +1,15 @@
 """The lowering pipeline: one flat list of passes, run in order on each kernel.
 
-`--print-after=NAME`, `--print-after-all` and `--disable-pass=NAME` name the
-passes of PASSES.  Passes marked required keep the code legal and cannot be
-disabled (the IR they leave behind is not encodable otherwise).
+The first passes (marked ptx) rewrite the PTX function: inline_calls copies the
+module's `.func` bodies into the kernel; select_instrs turns PTX into SASS IR and
+the rest rewrite that.  `--print-after=NAME`, `--print-after-all` and
+`--disable-pass=NAME` name the passes of PASSES.  Passes marked required keep the code legal and cannot be
+disabled (the IR they leave behind is not encodable otherwise).  A PTX pass is
+printed as PTX, a SASS pass through Options.printer.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -20,6 +24,7 @@ from .fold_cvta import fold_cvta
 from .fuse_ffma import fuse_ffma
 from .fuse_imad_wide import fuse_imad_wide
 from .if_convert import if_convert
+from .inline_calls import inline_calls
 from .insert_bssy import insert_bssy
 from .insert_prologue import insert_prologue
 from .legalize_operands import legalize_operands
@@ -42,9 +47,11 @@ class Pass:
     name: str
     run: Callable
     required: bool = False
+    ptx: bool = False          # runs on the PTX function, before select_instrs
 
 
 PASSES = [
+    Pass("inline_calls", inline_calls, required=True, ptx=True),  # calls of .func -> the callee's body
     Pass("select_instrs", None, required=True),   # PTX IR -> SASS IR (virtual registers)
     Pass("fold_cvta", fold_cvta),
     Pass("fuse_imad_wide", fuse_imad_wide),
@@ -82,6 +89,7 @@ class Options:
     printer: Callable | None = None                  # (pass name, function) -> None
     module_vars: ModuleVars | None = None            # the module's .shared/.const/.global variables
     max_regs: int | None = None                      # -maxrregcount: registers per thread at most
+    functions: tuple = ()                            # the module's functions (inline_calls' callees)
 
 
 def check_pass_names(names, option: str) -> None:
@@ -98,6 +106,11 @@ def lower_function(ptx_func: ptx.Function, options: Options):
     for p in PASSES:
         if p.name in options.disabled:
             continue
+        if p.ptx:
+            ptx_func = p.run(ptx_func, options.functions, options.filename)
+            if options.printer and ("*" in options.print_after or p.name in options.print_after):
+                print_ptx(p.name, ptx_func)
+            continue
         if p.run is None:
             func = select_instrs(ptx_func, options.arch, options.filename, options.module_vars)
             if options.max_regs:
@@ -110,3 +123,13 @@ def lower_function(ptx_func: ptx.Function, options: Options):
         if options.printer and ("*" in options.print_after or p.name in options.print_after):
             options.printer(p.name, func)
     return func
+
+
+def print_ptx(pass_name: str, func: ptx.Function) -> None:
+    """The PTX function after a PTX pass, on stderr, as --print-after shows SASS IR."""
+    from ..ptx.printer import format_function
+    print(f"# *** PTX after {pass_name} ({func.name}) ***", file=sys.stderr)
+    for line in format_function(func):
+        if line.strip() and not line.startswith("\t// .globl"):
+            indent = "    " if line.startswith("\t") else ""
+            print(indent + " ".join(line.split()), file=sys.stderr)
