@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import ast as _pyast
 import re
+from functools import partial
 from pathlib import Path
 
-from lark import Lark, Transformer
+from lark import Lark, Transformer, Tree
 from lark.parsers.lalr_analysis import Shift
 
 import ptxc
@@ -628,6 +629,8 @@ class Parser:
                         callback = callbacks[arg]
                         if len(arg.expansion) == 1 and type(callback).__name__ == "ExpandSingleChild":
                             callback = None
+                        else:
+                            callback = _direct_callback(callback, len(arg.expansion))
                         info = (len(arg.expansion), arg.origin.name, callback)
                         rule_info[id(arg)] = info
                     actions[symbol] = (False, info)
@@ -687,6 +690,37 @@ class Parser:
         if "IDENTIFIER" in expected:
             return SyntaxErrorAt(f"expected identifier before '{tok.value}'", tok.line, tok.column)
         return SyntaxErrorAt(f"unexpected '{tok.value}'", tok.line, tok.column)
+
+
+def _direct_callback(callback, size: int):
+    """Lark's rule callback, without its generic child filter where a plain selection
+    of children does the same: the filter loops over (index, expand, add_none) triples
+    on every reduction; this picks the kept children (and the `[x]` placeholders'
+    Nones) with one list comprehension, or passes them on as they are."""
+    kind = type(callback).__name__
+    if kind not in ("ChildFilterLALR", "ChildFilterLALR_NoPlaceholders"):
+        return _tree_builder(callback)
+    picks: list = []
+    for entry in callback.to_include:
+        index, expand = entry[0], entry[1]
+        if expand:      # an inlined `_rule`: splices its tree's children; keep Lark's filter
+            return callback
+        picks += [None] * (entry[2] if len(entry) > 2 else 0)
+        picks.append(index)
+    picks += [None] * getattr(callback, "append_none", 0)
+    build = _tree_builder(callback.node_builder)
+    if picks == list(range(size)):
+        return build    # every child, in order (`children` is a fresh list already)
+    return lambda children: build([None if k is None else children[k] for k in picks])
+
+
+def _tree_builder(builder):
+    """A rule without a BuildAst method (an inlined `_rule`, a `*` repetition) builds
+    the Tree that Transformer.__default__ would, without its two call layers."""
+    if isinstance(builder, partial) and builder.func.__name__ == "default_callback":
+        name = builder.args[0]
+        return lambda children: Tree(name, children)
+    return builder
 
 
 _PARSER: Parser | None = None

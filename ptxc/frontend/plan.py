@@ -42,6 +42,15 @@ def is_aggregate(t: S.Type) -> bool:
 
 
 _FIELDS: dict[type, tuple] = {}
+# Fields that never hold a node: sema's annotations, and those declared as plain scalars.
+_NOT_CHILDREN = frozenset({"loc", "type", "symbol", "callee", "compute_type", "const_value"})
+_SCALAR_ANNOTATIONS = frozenset({"str", "int", "bool", "float"})
+
+
+def _child_fields(cls) -> tuple:
+    names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls)
+                                 if f.name not in _NOT_CHILDREN and f.type not in _SCALAR_ANNOTATIONS)
+    return names
 
 
 def children(node):
@@ -49,9 +58,7 @@ def children(node):
     cls = node.__class__
     names = _FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls)
-                                     if f.name not in ("loc", "type", "symbol", "callee", "compute_type",
-                                                       "const_value"))
+        names = _child_fields(cls)
     out = []
     for name in names:
         value = getattr(node, name)
@@ -99,32 +106,44 @@ class Planner:
 
     # ---- the walk ----------------------------------------------------------------------
     def visit(self, node) -> None:
-        if isinstance(node, A.ForStmt):
-            self.visit_for(node)
-            return
-        if isinstance(node, A.Index):
-            self.visit_index(node)
-            return
-        if isinstance(node, A.ImplicitCast) and isinstance(node.operand.type, S.ArrayType):
+        # One table lookup per node instead of a chain of isinstance tests: most nodes
+        # only need their children walked.
+        special = _VISITS.get(node.__class__)
+        if special is None or special(self, node):
+            for child in children(node):
+                self.visit(child)
+
+    # The handlers of _VISITS: each returns True when the node's children still need
+    # the plain walk.
+    def visit_array_decay(self, node: A.ImplicitCast) -> bool:
+        if isinstance(node.operand.type, S.ArrayType):
             self.escape(node.operand)   # an array used as a pointer
-        elif isinstance(node, A.Unary) and node.op == "&":
+        return True
+
+    def visit_address_of(self, node: A.Unary) -> bool:
+        if node.op == "&":
             self.escape(node.operand)
-        elif isinstance(node, (A.Assign, A.PreIncDec, A.PostIncDec)):
-            target = node.target if isinstance(node, A.Assign) else node.operand
-            root = local_root(target)
+        return True
+
+    def visit_write(self, node) -> bool:
+        target = node.target if isinstance(node, A.Assign) else node.operand
+        root = local_root(target)
+        if root is not None and is_aggregate(root.type):
+            self.plan.written.add(root)
+        return True
+
+    def visit_asm(self, node: A.AsmStmt) -> bool:
+        for _, expr in node.outputs:
+            root = local_root(expr)
             if root is not None and is_aggregate(root.type):
                 self.plan.written.add(root)
-        elif isinstance(node, A.AsmStmt):
-            for _, expr in node.outputs:
-                root = local_root(expr)
-                if root is not None and is_aggregate(root.type):
-                    self.plan.written.add(root)
-        elif isinstance(node, A.Call) and node.callee is not None and node.callee.definition is not None \
-                and node.callee.builtin is None:
+        return True
+
+    def visit_any_call(self, node: A.Call) -> bool:
+        if node.callee is not None and node.callee.definition is not None and node.callee.builtin is None:
             self.visit_call(node)
-            return
-        for child in children(node):
-            self.visit(child)
+            return False
+        return True
 
     def visit_call(self, node: A.Call) -> None:
         """`f(&x)` where f only dereferences that parameter: x can stay in registers
@@ -143,7 +162,7 @@ class Planner:
             else:
                 self.visit(arg)
 
-    def visit_index(self, node: A.Index) -> None:
+    def visit_index(self, node: A.Index) -> bool:
         base = node.base
         root = None
         if isinstance(base, A.ImplicitCast) and isinstance(base.operand.type, S.ArrayType):
@@ -154,6 +173,7 @@ class Planner:
         else:
             self.visit(base)
         self.visit(node.index)
+        return False
 
     def visit_path(self, expr) -> None:
         """The base of an index: walk it without counting its decay as an escape."""
@@ -184,7 +204,7 @@ class Planner:
         return False
 
     # ---- loops -------------------------------------------------------------------------
-    def visit_for(self, stmt: A.ForStmt) -> None:
+    def visit_for(self, stmt: A.ForStmt) -> bool:
         values = self.trip_values(stmt)
         pragma = self.pragmas.get(stmt.loc[0])
         if values is not None:
@@ -204,12 +224,13 @@ class Planner:
                 self.visit(part)
         if values is None:
             self.visit(stmt.body)
-            return
+            return False
         sym = stmt.init.declarators[0].symbol
         self.plan.unroll[id(stmt)] = values
         self.constants.add(sym)
         self.visit(stmt.body)
         self.constants.discard(sym)
+        return False
 
     def trip_values(self, stmt: A.ForStmt):
         """The values of the induction variable, if the loop runs a constant number of
@@ -246,6 +267,14 @@ class Planner:
                 return None
             value = S.convert_constant(step(value), sym.type)
         return values
+
+
+# Node class -> the Planner method that looks at it (the others are only walked).
+_VISITS = {
+    A.ForStmt: Planner.visit_for, A.Index: Planner.visit_index, A.ImplicitCast: Planner.visit_array_decay,
+    A.Unary: Planner.visit_address_of, A.Assign: Planner.visit_write, A.PreIncDec: Planner.visit_write,
+    A.PostIncDec: Planner.visit_write, A.AsmStmt: Planner.visit_asm, A.Call: Planner.visit_any_call,
+}
 
 
 def deref_only(fdef: A.FunctionDef, index: int, cache: dict) -> bool:

@@ -26,21 +26,33 @@ def format_imm(imm: Imm) -> str:
 
 
 def format_operand(op) -> str:
-    if isinstance(op, (Reg, SpecialReg, Symbol)):
-        return op.name
-    if isinstance(op, Imm):
-        return format_imm(op)
-    if isinstance(op, Address):
-        return format_address(op)
-    if isinstance(op, Vector):
-        return "{" + ", ".join(format_operand(e) for e in op.elems) + "}"
-    if isinstance(op, OperandList):
-        return "(" + ", ".join(format_operand(e) for e in op.elems) + ")"
-    if isinstance(op, NotReg):
-        return "!" + op.reg.name
-    if isinstance(op, RegPair):
-        return f"{op.first.name}|{op.second.name}"
-    raise TypeError(f"not a PTX operand: {op!r}")
+    formatter = _OPERAND_FORMATTERS.get(op.__class__)
+    if formatter is None:   # a subclass of an operand class: found through its bases
+        formatter = next((_OPERAND_FORMATTERS[base] for base in type(op).__mro__ if base in _OPERAND_FORMATTERS),
+                         None)
+        if formatter is None:
+            raise TypeError(f"not a PTX operand: {op!r}")
+    return formatter(op)
+
+
+def _format_name(op) -> str:
+    return op.name
+
+
+def _format_vector(op: Vector) -> str:
+    return "{" + ", ".join([format_operand(e) for e in op.elems]) + "}"
+
+
+def _format_operand_list(op: OperandList) -> str:
+    return "(" + ", ".join([format_operand(e) for e in op.elems]) + ")"
+
+
+def _format_not_reg(op: NotReg) -> str:
+    return "!" + op.reg.name
+
+
+def _format_reg_pair(op: RegPair) -> str:
+    return f"{op.first.name}|{op.second.name}"
 
 
 def format_address(op: Address) -> str:
@@ -53,11 +65,20 @@ def format_address(op: Address) -> str:
     return f"[{base}]"
 
 
+# Operand class -> its text (exact classes: the IR's operand types are final).
+_OPERAND_FORMATTERS = {
+    Reg: _format_name, SpecialReg: _format_name, Symbol: _format_name, Imm: format_imm,
+    Address: format_address, Vector: _format_vector, OperandList: _format_operand_list,
+    NotReg: _format_not_reg, RegPair: _format_reg_pair,
+}
+
+
 def format_instr(instr: Instr) -> str:
+    # Hot: one call per instruction; registers (most operands) are formatted inline.
+    operands = ", ".join([op.name if op.__class__ is Reg else format_operand(op) for op in instr.operands])
     guard = ""
     if instr.guard is not None:
         guard = f"@{'!' if instr.guard_negated else ''}{instr.guard.name} "
-    operands = ", ".join(format_operand(op) for op in instr.operands)
     if not operands:
         return f"\t{guard}{instr.opcode};"
     return f"\t{guard}{instr.opcode} \t{operands};"
@@ -140,8 +161,8 @@ def format_function(func: Function) -> list[str]:
                 lines.append("")
             lines.append(f"{item.name}:")
         else:
-            if isinstance(previous, Instr) and previous.base == "bra":
-                lines.append("")
+            if previous.__class__ is Instr and (previous.opcode == "bra" or previous.opcode.startswith("bra.")):
+                lines.append("")   # (Instr.base, spelled out: it splits the opcode on every call)
             lines.append(format_instr(item))
         previous = item
     lines += ["", "}"]

@@ -8,20 +8,27 @@ removed ones is removed too (the work list follows operands back).
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import defines, instr_uses, is_pure, use_counts
+from ..vir import defines, instr_uses, is_pure
 
 
 def eliminate_dead_code(cg, func: ir.Function) -> None:
     """Drop pure instructions whose results nobody reads (and then what only they read).
     Requires nothing; keeps every store, branch, barrier and atomic."""
-    counts = use_counts(cg)
-    dead: set = set()
-    work = [i for b in cg.blocks for i in b.instrs if is_pure(i) and counts.get(i.operands[0], 0) == 0]
+    # One scan gathers what three did: use counts, each register's definitions, and the
+    # pure instructions (candidates, in program order).
+    counts: dict = {}
     defs: dict = {}
+    pure: list = []
     for block in cg.blocks:
         for instr in block.instrs:
+            for reg in instr_uses(instr):
+                counts[reg] = counts.get(reg, 0) + 1
             if defines(instr):
                 defs.setdefault(instr.operands[0], []).append(instr)
+                if is_pure(instr):
+                    pure.append(instr)
+    dead: set = set()
+    work = [i for i in pure if counts.get(i.operands[0], 0) == 0]
     while work:
         instr = work.pop()
         if id(instr) in dead:

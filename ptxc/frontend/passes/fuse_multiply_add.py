@@ -63,12 +63,20 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
 
 
 def _users(cg) -> dict:
-    """register -> list of the instructions that read it (with their block)."""
+    """product register -> list of the instructions that read it.  Only the results of
+    `mul` instructions are tracked: no other register is ever asked about."""
+    products = set()
+    for block in cg.blocks:
+        for instr in block.instrs:
+            ops = instr.operands
+            if ops and ops[0].__class__ is VReg and instr.opcode.startswith("mul"):
+                products.add(ops[0])
     users: dict = {}
     for block in cg.blocks:
         for instr in block.instrs:
             for reg in instr_uses(instr):
-                users.setdefault(reg, []).append(instr)
+                if reg in products:
+                    users.setdefault(reg, []).append(instr)
     return users
 
 

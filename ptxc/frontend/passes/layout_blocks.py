@@ -9,7 +9,6 @@ that exists; sets cg.block_names and cg.branch_targets for number_registers.
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import base_of
 
 
 def layout_blocks(cg, func: ir.Function) -> None:
@@ -40,7 +39,7 @@ def layout_blocks(cg, func: ir.Function) -> None:
         # a jump to the next block falls through
         for k, block in enumerate(blocks[:-1]):
             term = block.terminator()
-            if term is not None and base_of(term.opcode) == "bra" and term.guard is None and \
+            if term is not None and _is_branch(term) and term.guard is None and \
                     resolve(term.operands[0].name) == resolve(blocks[k + 1].label):
                 block.instrs.pop()
                 changed = True
@@ -48,12 +47,12 @@ def layout_blocks(cg, func: ir.Function) -> None:
         targets = set()
         for block in blocks:
             for instr in block.instrs:
-                if base_of(instr.opcode) == "bra":
+                if _is_branch(instr):
                     targets.add(resolve(instr.operands[0].name))
         kept = [blocks[0]]
         for k, block in enumerate(blocks[1:], 1):
             prev = kept[-1].terminator()
-            falls_in = prev is None or (base_of(prev.opcode) == "bra" and prev.guard is not None)
+            falls_in = prev is None or (_is_branch(prev) and prev.guard is not None)
             if not falls_in and resolve(block.label) not in targets and block.label not in targets:
                 changed = True
                 continue
@@ -61,7 +60,7 @@ def layout_blocks(cg, func: ir.Function) -> None:
         blocks = kept
         # a block reached only by falling through is part of the block before it
         targets = {resolve(instr.operands[0].name) for block in blocks for instr in block.instrs
-                   if base_of(instr.opcode) == "bra"}
+                   if _is_branch(instr)}
         merged = [blocks[0]]
         for block in blocks[1:]:
             prev = merged[-1]
@@ -79,9 +78,15 @@ def layout_blocks(cg, func: ir.Function) -> None:
     targets = set()
     for block in blocks:
         for instr in block.instrs:
-            if base_of(instr.opcode) == "bra":
+            if _is_branch(instr):
                 target = names[resolve(instr.operands[0].name)]
                 instr.operands[0] = ir.Symbol(target)
                 targets.add(target)
     cg.block_names = names
     cg.branch_targets = targets
+
+
+def _is_branch(instr: ir.Instr) -> bool:
+    """`bra` or `bra.uni` (base_of(opcode) == "bra", without its cache lookup: hot)."""
+    opcode = instr.opcode
+    return opcode == "bra" or opcode.startswith("bra.")

@@ -10,7 +10,7 @@ Guarantees: no vir.VReg is left; `.reg` lines come in NVVM's order.
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import REG_DECL, REG_DECL_ORDER, VReg, defines, instr_defs, instr_uses
+from ..vir import REG_DECL, REG_DECL_ORDER, VReg, instr_defs, instr_uses
 
 Address, Vector = ir.Address, ir.Vector
 
@@ -21,13 +21,13 @@ def number_registers(cg, func: ir.Function) -> None:
     order: list = []
     for bindex, block in enumerate(cg.blocks):
         for instr in block.instrs:
-            # defs first, then uses (instr_defs / instr_uses, inlined: this is hot)
-            ops = instr.operands
+            # Every register the instruction names, in operand order, then its guard
+            # (what instr_defs + instr_uses list, walked inline: this loop is hot).
             if instr.opcode == "inline.asm":
                 regs = instr_defs(instr) + instr_uses(instr)
-            elif ops and ops[0].__class__ is VReg and defines(instr):
+            else:
                 regs = []
-                for op in ops:
+                for op in instr.operands:
                     cls = op.__class__
                     if cls is VReg:
                         regs.append(op)
@@ -35,11 +35,9 @@ def number_registers(cg, func: ir.Function) -> None:
                         if op.base.__class__ is VReg:
                             regs.append(op.base)
                     elif cls is Vector:
-                        regs.extend(e for e in op.elems if e.__class__ is VReg)
-            else:
-                regs = instr_defs(instr) + instr_uses(instr)
-            if instr.guard is not None and instr.guard not in regs:
-                regs.append(instr.guard)
+                        regs.extend([e for e in op.elems if e.__class__ is VReg])
+            if instr.guard is not None:
+                regs.append(instr.guard)   # a second sighting of a register changes nothing
             for reg in regs:
                 where = def_block.get(reg)
                 if where is None:

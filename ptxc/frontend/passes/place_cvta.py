@@ -59,7 +59,8 @@ def place_cvta(cg, func: ir.Function) -> None:
         hoist = bindex == 0 or any(_memory_users(block, i.operands[0]) > 1 for i in order)
         if not hoist:
             continue
-        block.instrs = [i for i in block.instrs if i not in order]
+        hoisted = {id(i) for i in order}   # by identity: `in order` would compare dataclasses
+        block.instrs = [i for i in block.instrs if id(i) not in hoisted]
         at = 0
         if bindex == 0:
             while at < len(block.instrs) and (block.instrs[at].opcode.startswith("ld.param")

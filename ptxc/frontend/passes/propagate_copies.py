@@ -10,7 +10,7 @@ reads %b (same class), which holds the same value there.
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import VReg, instr_defs
+from ..vir import VReg, defines, instr_defs
 
 
 def propagate_copies(cg, func: ir.Function) -> None:
@@ -19,7 +19,13 @@ def propagate_copies(cg, func: ir.Function) -> None:
     def_blocks: dict = {}    # register -> the blocks that write it
     for b, block in enumerate(cg.blocks):
         for pos, instr in enumerate(block.instrs):
-            for reg in instr_defs(instr):
+            ops = instr.operands
+            # instr_defs, with its common case first: a plain register result
+            if ops and ops[0].__class__ is VReg and instr.opcode != "inline.asm" and defines(instr):
+                written = (ops[0],)
+            else:
+                written = instr_defs(instr)
+            for reg in written:
                 defs[reg] = defs.get(reg, 0) + 1
                 last_def[reg] = (b, pos)
                 def_blocks.setdefault(reg, set()).add(b)
