@@ -82,7 +82,7 @@ def _print_ir(pass_name: str, func) -> None:
 
 
 def compile_command(argv: list[str]) -> int:
-    from .driver import ARCHS, SASS_ARCHS, cubin_bytes, load_module, lower_module, sass_listing
+    from .driver import ARCHS, SASS_ARCHS, cubin_bytes, load_module, lower_module, reparse, sass_listing
     from .lower.pipeline import Options, check_pass_names
     from .ptx.printer import print_module
 
@@ -119,9 +119,17 @@ def compile_command(argv: list[str]) -> int:
             raise CompileError(Diagnostic("--emit=ptx needs a .cu input"))
         outputs[output or source_path.with_suffix(".ptx")] = ptx_text
     else:
+        lowered, lowered_path, lowered_text = module, str(source_path), source
+        if source_path.suffix == ".cu":
+            lowered, lowered_path, lowered_text = reparse(module, str(source_path))
         options = Options(arch=args.arch, print_after=print_after, disabled=disabled,
-                          filename=str(source_path), printer=_print_ir if print_after else None)
-        kernels = lower_module(module, options)
+                          filename=lowered_path, printer=_print_ir if print_after else None)
+        try:
+            kernels = lower_module(lowered, options)
+        except CompileError as exc:
+            if exc.source is None:      # show the PTX line the lowering points at
+                exc.source = lowered_text
+            raise
         if emit == "sass":
             outputs[output] = sass_listing(kernels, args.arch)
         else:

@@ -39,6 +39,17 @@ def load_module(path: str, source: str, arch: str = "sm_89", ptx_version: str = 
     return module
 
 
+def reparse(module: ptx.Module, path: str) -> tuple[ptx.Module, str, str]:
+    """The frontend's module as the backend reads it: printed and parsed back, as ptxas
+    reads nvcc's PTX.  Inline `asm` (kept as text by the frontend) becomes ordinary
+    instructions, and every instruction gets a line in that PTX text, so a lowering
+    error shows it with a caret.  Returns (module, PTX path named in errors, PTX text)."""
+    from .ptx.printer import print_module
+    text = print_module(module)
+    ptx_path = str(Path(path).with_suffix(".ptx"))
+    return parse_ptx(text, ptx_path), ptx_path, text
+
+
 def layout(func) -> list:
     """Give every instruction its address and resolve branch targets to addresses."""
     addrs, label_addr, addr = [], {}, 0

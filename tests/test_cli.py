@@ -117,7 +117,30 @@ def test_unsupported_ptx_instruction_is_named(tmp_path):
     result = ptxc(src, "-o", tmp_path / "u.cubin")
     assert result.returncode == 1
     assert f"{src}:7:2: error: unsupported PTX instruction 'pmevent'" in result.stderr
+    # regression: lowering errors printed no source line and caret
+    assert result.stderr.splitlines()[1:3] == [" pmevent 1;", " ^"], result.stderr
     assert not (tmp_path / "u.cubin").exists()
+
+
+def test_lowering_error_in_cuda_points_into_the_generated_ptx(tmp_path):
+    """Regression: a .cu's lowering errors said `file.cu:0:0` (the frontend's PTX has no
+    lines); the backend now reads that PTX as text, so the error names its line, shows
+    it with a caret, and inline asm is lowered like any PTX."""
+    src = tmp_path / "a.cu"
+    src.write_text('__global__ void k(int* p) {\n'
+                   '    int y;\n'
+                   '    asm("pmevent 1;");\n'
+                   '    asm("add.s32 %0, %1, 1;" : "=r"(y) : "r"(p[0]));\n'
+                   '    p[1] = y;\n}\n')
+    result = ptxc(src, "-o", tmp_path / "a.cubin")
+    assert result.returncode == 1
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"{tmp_path / 'a.ptx'}:") and "unsupported PTX instruction 'pmevent'" in first, \
+        result.stderr
+    assert result.stderr.splitlines()[1].strip() == "pmevent 1;" and "^" in result.stderr.splitlines()[2]
+    assert not (tmp_path / "a.cubin").exists()
+    src.write_text(src.read_text().replace('    asm("pmevent 1;");\n', ""))
+    assert ptxc(src, "-o", tmp_path / "a.cubin").returncode == 0
 
 
 def test_missing_input():

@@ -49,10 +49,14 @@ def nvcc_cubin(path: str, arch: str = "sm_89") -> bytes:
 def ptxc_cubin(module, path: str, arch: str = "sm_89") -> tuple[bytes | None, dict]:
     """ptxc's cubin of every kernel it can lower, and {kernel: why not} for the others."""
     from ..driver import Kernel, cubin_bytes, layout
+    from ..driver import reparse
     from ..lower.pipeline import Options, lower_function
     from ..lower.select_instrs import ModuleVars
     from ..sass.encode import encode
-    options = Options(arch=arch, filename=path, module_vars=ModuleVars.of(module.globals))
+    if path.endswith(".cu"):            # the backend reads the frontend's PTX as text (see reparse)
+        module, path, _text = reparse(module, path)
+    options = Options(arch=arch, filename=path, module_vars=ModuleVars.of(module.globals),
+                      functions=tuple(module.functions))
     kernels, failed = [], {}
     for ptx_func in module.kernels():
         try:

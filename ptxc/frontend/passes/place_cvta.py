@@ -64,7 +64,8 @@ def place_cvta(cg, func: ir.Function) -> None:
         at = 0
         if bindex == 0:
             while at < len(block.instrs) and (block.instrs[at].opcode.startswith("ld.param")
-                                              or isinstance(block.instrs[at].operands[0], ir.Reg)):
+                                              or (block.instrs[at].operands    # asm("...") has none
+                                                  and isinstance(block.instrs[at].operands[0], ir.Reg))):
                 at += 1  # past the parameter loads and the frame's %SPL/%SP
         block.instrs[at:at] = list(reversed(order))
 
