@@ -115,6 +115,10 @@ def fold_instr(instr: Instr, constants: dict) -> None:
     for slot, src in enumerate(instr.srcs):
         if isinstance(src, Reg):
             for value in candidates(src, constants):
+                if src.neg and isinstance(value, Imm) and value.bits == 0 and len(instr.dsts) > 1:
+                    # `-R` with R = 0 is not the immediate 0 where a carry is written:
+                    # a - 0 carries (no borrow), a + 0 does not (sub.s64 x - (y << 52)).
+                    continue
                 options.append((not isinstance(value, CBank), slot, value))
     for _, slot, value in sorted(options, key=lambda o: (o[0], o[1])):
         if not (isinstance(instr.srcs[slot], Reg) and instr.srcs[slot].virtual):

@@ -122,6 +122,14 @@ def copysign_f32(s: Selector, i: ptx.Instr):
     lop3(s, s.reg(d), s.r(a, "f32"), Imm(0x80000000, "int"), s.r(b, "f32"), 0xE2)
 
 
+def copysign_f64(s: Selector, i: ptx.Instr):
+    """copysign.f64 d, a, b: b's low word, and b's high word with a's sign bit (LOP3)."""
+    d, a, b = i.operands
+    dst, va, vb = s.reg(d), dsrc(s, a), dsrc(s, b)
+    s.emit("MOV", (), [half(dst, 0)], [half(vb, 0)])
+    lop3(s, half(dst, 1), half(va, 1), Imm(0x80000000, "int"), half(vb, 1), 0xE2)
+
+
 def setp_float(s: Selector, i: ptx.Instr):
     dsts = i.operands[0]
     d, a, b = i.operands[:3]

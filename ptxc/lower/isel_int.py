@@ -5,14 +5,15 @@ Each builder takes (selector, PTX instruction) and emits SASS through the select
 IADD3 for adds (a negated source for subtraction), IMAD for multiplies (IMAD.SHL
 for shifts by constants, IMAD.WIDE for 32x32->64), SHF for variable and 64-bit
 shifts, LOP3 truth tables for logic, IMNMX for min/max, IABS, PRMT to move bytes,
-and 64-bit arithmetic as IADD3 + IADD3.X carry chains.
+and 64-bit arithmetic as IADD3 + IADD3.X carry chains; PTX's carry flag (add.cc,
+addc, madc, ...) is a virtual predicate the selector passes from writer to reader.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..ptx import ir as ptx
-from ..sass.ir import Imm, Instr, Reg, RZ, PT
+from ..sass.ir import Block, Imm, Instr, Reg, RZ, PT
 from .select_instrs import Selector, Unsupported, _type_size, half
 from .vregs import encodable
 
@@ -100,7 +101,147 @@ def add64(s: Selector, d: Reg, a: Reg, b, negate: bool = False):
         s.emit("IADD3", ("X",), [half(d, 1)], [half(a, 1), half(b, 1), ZERO, carry, FALSE])
 
 
+# ---- the PTX carry flag ----------------------------------------------------------------
+#
+# add.cc, sub.cc, mad.cc and the c-forms (addc, subc, madc) pass CC.CF from one
+# instruction to the next.  On sm_89 the carry lives in a predicate: IADD3 writes
+# it (`IADD3 d, P, a, b, RZ`) and IADD3.X reads it (`IADD3.X d, a, b, RZ, P, !PT`),
+# so the selector gives each carry-out a virtual predicate and the next carry-in
+# reads it: an ordinary register dependency keeps producer and consumer in order
+# through the later passes.  A subtraction adds the complement, as ptxas does:
+# -b without a carry in, ~b plus the carry with one, so the predicate holds "no
+# borrow" and mixed add/sub chains mean what they mean to ptxas.
+
+
+@dataclass
+class Carry:
+    """The predicate that holds CC.CF now, and the block whose code wrote it."""
+    pred: Reg
+    block: Block
+
+
+def carry_in(s: Selector) -> Reg:
+    """The carry an addc/subc/madc reads.  Before any carry-out in the function the
+    flag is clear (!PT); a carry set before a PTX label is not followed into it
+    (another path may reach the label with a different flag)."""
+    carry: Carry | None = s.carry
+    if carry is None:
+        return FALSE
+    if carry.block is not s.block and _label_between(s, carry.block):
+        raise Unsupported("the carry flag (CC.CF) read after a label; it was set before it")
+    return carry.pred
+
+
+def carry_out(s: Selector) -> Reg:
+    """The predicate a carry-out writes, which becomes the current carry.  A guarded
+    instruction writes the current carry's register, so that when the guard is false
+    the flag keeps its old value, as in PTX."""
+    carry: Carry | None = s.carry
+    pred = carry.pred if s.guard is not None and carry is not None else s.new_pred()
+    s.carry = Carry(pred, s.block)
+    return pred
+
+
+def _label_between(s: Selector, since: Block) -> bool:
+    labels = {item.name for item in s.ptx_func.body if isinstance(item, ptx.Label)}
+    blocks = s.func.blocks
+    start = next(k for k, block in enumerate(blocks) if block is since)
+    return any(block.label in labels for block in blocks[start + 1:])
+
+
+def words(s: Selector, op, type_: str) -> list:
+    """A source of a 32- or 64-bit carry operation as its 32-bit words, low first."""
+    if size_of(type_) == 8:
+        pair = wide(s, op, type_)
+        return [half(pair, 0), half(pair, 1)]
+    return [s.value(op, type_)]
+
+
+def dst_words(d: Reg) -> list[Reg]:
+    return [half(d, 0), half(d, 1)] if d.width == 2 else [d]
+
+
+def add_chain(s: Selector, dsts: list[Reg], a_words: list, b_words: list, subtract: bool,
+              carry: Reg | None, with_carry_out: bool):
+    """dsts = a + b (+ carry) or a - b (- borrow), word by word, low first, each word's
+    carry into the next; the last word's carry-out becomes the PTX carry flag."""
+    last = len(dsts) - 1
+    for k, (d, a, b) in enumerate(zip(dsts, a_words, b_words)):
+        out = None
+        if k < last:
+            out = s.new_pred()
+        elif with_carry_out:
+            out = carry_out(s)
+        add_word(s, d, a, b, subtract, carry, out)
+        carry = out
+
+
+def add_word(s: Selector, d: Reg, a, b, subtract: bool, carry: Reg | None, out: Reg | None):
+    """One 32-bit word of a carry chain: IADD3 (carry-out in `out`) or IADD3.X (carry-in)."""
+    if subtract:
+        b = _complement(s, b) if carry is not None else _negate(s, b, out is not None)
+    if not isinstance(a, Reg) and isinstance(b, Reg):
+        a, b = b, a
+    a = _in_reg(s, a)
+    dsts = [d] + ([out] if out is not None else [])
+    if carry is None:
+        s.emit("IADD3", (), dsts, [a, b, ZERO])
+    else:
+        s.emit("IADD3", ("X",), dsts, [a, b, ZERO, carry, FALSE])
+
+
+def _negate(s: Selector, b, carry_wanted: bool):
+    """-b for a subtraction without a carry in.  a - 0 sets the carry (no borrow),
+    which adding the immediate 0 would not: -x adds ~x + 1, so ptxas negates a
+    register that holds zero (`UMOV UR4, URZ; IADD3 R, P, a, -UR4, RZ`)."""
+    if isinstance(b, Imm) and b.bits == 0 and carry_wanted:
+        return neg(s.materialize(b))
+    if not isinstance(b, (Reg, Imm)):
+        b = s.materialize(b)
+    return neg(b)
+
+
+def _complement(s: Selector, b):
+    """~b: with the carry in, a + ~b + carry == a - b - borrow."""
+    if isinstance(b, Imm):
+        return Imm(~b.bits & 0xFFFFFFFF, "int")
+    b = _in_reg(s, b)
+    return replace(b, inv=not b.inv)
+
+
 # ---- builders --------------------------------------------------------------------------
+
+def add_carry(s: Selector, i: ptx.Instr):
+    """add.cc / sub.cc and addc / subc (.cc), 32- or 64-bit (two words chained)."""
+    d, a, b = i.operands
+    t = type_of(i)
+    carry = carry_in(s) if i.base in ("addc", "subc") else None
+    add_chain(s, dst_words(s.reg(d)), words(s, a, t), words(s, b, t), i.base in ("sub", "subc"), carry,
+              i.has("cc"))
+
+
+def mad_carry(s: Selector, i: ptx.Instr):
+    """mad.lo/hi.cc and madc.lo/hi (.cc): the product's low or high half, then its
+    addition to c in the carry chain (ptxas fuses some into IMAD.WIDE.U32 with a
+    carry-out; the separate IMAD and IADD3 compute the same)."""
+    d, a, b, c = i.operands
+    t = type_of(i)
+    signed = t.startswith("s")
+    carry = carry_in(s) if i.base == "madc" else None
+    if size_of(t) == 8:
+        product = s.new(2)
+        if i.has("hi"):
+            from .isel_math import mul_hi64
+            mul_hi64(s, product, wide(s, a, t), wide(s, b, t), signed)
+        else:
+            mul_lo64(s, product, wide(s, a, t), wide(s, b, t))
+    else:
+        product = s.new()
+        mods = (("HI",) if signed else ("HI", "U32")) if i.has("hi") else ()
+        va, vb = first_reg(s, a, b, t)
+        s.emit("IMAD", mods, [product], [va, vb, ZERO])
+    add_chain(s, dst_words(s.reg(d)), dst_words(product), words(s, c, t), False, carry, i.has("cc"))
+
 
 def add_int(s: Selector, i: ptx.Instr):
     d, a, b = i.operands

@@ -63,7 +63,11 @@ RULES = [
          "memory fences: MEMBAR (+ ERRBAR, CCTL.IVALL beyond the CTA)"),
 
     # ---- integer arithmetic ----
-    Rule(rf"add(\.cc)?\.{I}", ints.add_int, "IADD3 (64-bit: a pseudo expanded to IADD3 + IADD3.X)"),
+    Rule(r"(add|sub)\.cc\.[us](32|64)|(addc|subc)(\.cc)?\.[us](32|64)", ints.add_carry,
+         "the PTX carry flag in a predicate: IADD3 writes it, IADD3.X reads it (subtraction adds ~b)"),
+    Rule(r"mad\.(lo|hi)\.cc\.[us](32|64)|madc\.(lo|hi)(\.cc)?\.[us](32|64)", ints.mad_carry,
+         "IMAD (.HI) for the product, then its addition to c in the carry chain"),
+    Rule(rf"add\.{I}", ints.add_int, "IADD3 (64-bit: a pseudo expanded to IADD3 + IADD3.X)"),
     Rule(rf"sub\.{I}", ints.sub_int, "IADD3 with a negated source; 64-bit with the carry chain"),
     Rule(rf"neg\.s(16|32|64)", ints.neg_int, "0 - a"),
     Rule(rf"mul\.lo\.{I}", ints.mul_lo, "IMAD with an RZ addend (64-bit: IMAD.WIDE.U32 + cross terms)"),
@@ -124,6 +128,7 @@ RULES = [
     Rule(r"abs(\.ftz)?\.f32", flt.abs_f32, "FADD |a|, -RZ"),
     Rule(r"(min|max)(\.ftz)?(\.NaN)?\.f32", flt.min_max_f32, "FMNMX"),
     Rule(r"copysign\.f32", flt.copysign_f32, "LOP3 sign bit from one, magnitude from the other"),
+    Rule(r"copysign\.f64", flt.copysign_f64, "MOV of the low word, LOP3 of the high words"),
     Rule(r"add(\.(rn|rz|rm|rp))?\.f64", flt.add_f64, "DADD"),
     Rule(r"sub(\.(rn|rz|rm|rp))?\.f64", flt.sub_f64, "DADD with a negated source"),
     Rule(r"mul(\.(rn|rz|rm|rp))?\.f64", flt.mul_f64, "DMUL"),

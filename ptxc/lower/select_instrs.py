@@ -186,6 +186,7 @@ class Selector:
         self.func.blocks.append(self.block)
         self.guard: Reg | None = None     # the PTX guard of the instruction being lowered
         self.labels = 0
+        self.carry = None                 # PTX's carry flag: the predicate the last .cc wrote (isel_int)
         self.module_vars = module_vars or ModuleVars()
         self.func.module_vars = self.module_vars
         self.symbols: dict[str, tuple] = {}   # name -> (space, offset)
