@@ -287,6 +287,23 @@ def mul_lo(s: Selector, i: ptx.Instr):
     s.emit("IMAD", (), [s.reg(d)], [va, vb, ZERO])
 
 
+def mul24_lo(s: Selector, i: ptx.Instr):
+    """mul24.lo d, a, b: the low 32 bits of the product of a's and b's low 24 bits
+    (sign-extended for .s32: SGXT; masked for .u32: LOP3), then one IMAD."""
+    d, a, b = i.operands
+    t = type_of(i)
+    narrowed = []
+    for op in (a, b):
+        r = _in_reg(s, s.value(op, t))
+        n = s.new()
+        if t == "s32":
+            s.emit("SGXT", (), [n], [r, Imm(24, "int")])
+        else:
+            lop3(s, n, r, Imm(0xFFFFFF, "int"), ZERO, LUT_AND)
+        narrowed.append(n)
+    s.emit("IMAD", (), [s.reg(d)], [narrowed[0], narrowed[1], ZERO])
+
+
 def mul_lo64(s: Selector, d: Reg, a: Reg, b: Reg, addend: Reg | None = None):
     """d = a * b (mod 2^64): the low product wide, the cross terms into the high word."""
     cross = s.new()

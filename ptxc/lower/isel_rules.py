@@ -71,6 +71,7 @@ RULES = [
     Rule(rf"sub\.{I}", ints.sub_int, "IADD3 with a negated source; 64-bit with the carry chain"),
     Rule(rf"neg\.s(16|32|64)", ints.neg_int, "0 - a"),
     Rule(rf"mul\.lo\.{I}", ints.mul_lo, "IMAD with an RZ addend (64-bit: IMAD.WIDE.U32 + cross terms)"),
+    Rule(r"mul24\.lo\.[su]32", ints.mul24_lo, "SGXT / LOP3 to 24 bits, then IMAD"),
     Rule(r"mul\.wide\.[su](16|32)", ints.mul_wide, "IMAD.WIDE (16-bit: extend, then a 32-bit IMAD)"),
     Rule(r"mad\.wide\.[su](16|32)", ints.mul_wide, "IMAD.WIDE with the 64-bit addend"),
     Rule(rf"mul\.hi\.{I}", ints.mul_hi, "IMAD.HI; 64-bit: ptxas's learned sequence"),
