@@ -234,6 +234,17 @@ LOOP:
   cvt.rz.f16.f32 %h9, %f0; st.global.u16 [%rd0+896], %h9;
   sub.ftz.f16 %h10, %h3, %h1; st.global.u16 [%rd0+960], %h10;
 """,
+    # generic addresses (no state space): LD/ST with the .E descriptor like LDG/STG; the
+    # sizes and orderings come from enumerating their modifier bits.  Offsets 64 apart so
+    # that ptxas does not merge neighbouring accesses.
+    "generic": """
+  ld.u8 %r2, [%rd1+1]; ld.s16 %r3, [%rd1+66]; ld.u32 %r4, [%rd1+128]; ld.u64 %rd2, [%rd1+192];
+  ld.v4.u32 {%r5, %r6, %r7, %r8}, [%rd1+256]; ld.volatile.u32 %r9, [%rd1+320];
+  add.s64 %rd9, %rd1, -4; ld.u32 %r10, [%rd9];
+  st.u8 [%rd0+1], %r2; st.u16 [%rd0+66], %r3; st.u32 [%rd0+128], %r4; st.u64 [%rd0+192], %rd2;
+  st.v4.u32 [%rd0+256], {%r5, %r6, %r7, %r8}; st.volatile.u32 [%rd0+320], %r9;
+  add.s64 %rd8, %rd0, -8; st.u32 [%rd8], %r10;
+""",
     "local": """
   .local .align 4 .b32 lbuf[16];
   ld.global.u32 %r2, [%rd1]; and.b32 %r3, %r2, 15; shl.b32 %r3, %r3, 2; mov.u32 %r4, lbuf; add.s32 %r5, %r4, %r3;
@@ -354,7 +365,8 @@ E_DESCRIPTOR = {"role": "src", "file": "UR", "num": 4, "width": 2, "if": "E"}
 # seen in nvcc's words over testsuite/, and decode -> encode checks every such word).
 # Declared where it lies; used only where those bits print nothing (ATOMG.E.CAS keeps a
 # data register there).
-HIDDEN = [("LDG", "desc", [[32, 6, 0]]), *[(op, "desc", [[64, 6, 0]]) for op in ("STG", "RED", "ATOMG", "ATOM")]]
+HIDDEN = [*[(op, "desc", [[32, 6, 0]]) for op in ("LDG", "LD")],
+          *[(op, "desc", [[64, 6, 0]]) for op in ("STG", "ST", "RED", "ATOMG", "ATOM")]]
 EFFECTS = [
     *[(op, "mem", {"space": space, "access": access}) for op, space, access in (
         ("LDG", "global", "load"), ("STG", "global", "store"), ("LD", "generic", "load"), ("ST", "generic", "store"),

@@ -109,7 +109,9 @@ def _mem_text(op: Mem, spec: OperandSpec | None) -> str:
     parts = []
     if not (is_zero_reg(base) and spec is not None and spec.rz_base == "omit"
             and not (reg_sel(base) and op.ubase is not None)):
-        parts.append(reg_name(base) + (".64" if wide else "") + (f".{reg_sel(base)}" if reg_sel(base) else ""))
+        # a virtual pair already names its width (%r4.64): say it once, [%r4.64]
+        said = base.virtual and base.width == 2
+        parts.append(reg_name(base) + (".64" if wide and not said else "") + (f".{reg_sel(base)}" if reg_sel(base) else ""))
     if op.ubase is not None:
         parts.append(reg_name(op.ubase))
     if parts:
