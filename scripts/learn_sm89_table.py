@@ -3,7 +3,8 @@
 
 Nothing here knows an encoding in advance.  The steps (docs/instruction-table.md):
 
-1. compile PROBES (small PTX kernels) with ptxas and every testsuite/*.cu with nvcc
+1. compile PROBES (small PTX kernels) with ptxas, every testsuite/*.cu with nvcc, and
+   ptxc's own PTX of every testsuite/*.cu with ptxas
    (-arch=sm_89) and read back every word with cuobjdump -sass; keep one representative
    per (mnemonic, modifiers, operand structure); a NaN immediate is traded for a
    one-bit neighbour that prints a number;
@@ -298,6 +299,7 @@ LATENCY = [
     *[(op, None, "lsu_shared") for op in ("LDS", "STS")], ("ATOMS", None, "atom_shared"),
     *[(op, None, "atom_global") for op in ("ATOMG", "ATOM", "RED")],
     *[(op, None, "lsu_global") for op in ("LDG", "STG", "LDL", "STL", "LD", "ST")],
+    ("QSPC", None, "lsu_global"),   # asks the memory system which window a generic address is in
     ("LDC", None, "ldc"), ("BAR", None, "bar"), ("B2R", None, "bar"),
     *[(op, None, "membar") for op in ("MEMBAR", "ERRBAR", "CCTL")],
     *[(op, None, "branch") for op in ("BRA", "EXIT", "BSYNC", "CALL", "RET", "BREAK", "BRX", "JMP", "KILL")],
@@ -346,6 +348,7 @@ DSTS = {
     ("SHFL", ("P", "R")): 2,            # SHFL.IDX PT, R5, R4, R5, 0x1f
     ("MATCH", ("P", "R")): 2,           # MATCH.ALL P0, R9, R9
     ("R2P", ("S",)): 1,                 # R2P PR, R2, 0x7e: PR (the predicates) is written
+    ("QSPC", ("P", "R")): 2,            # QSPC.E.S P1, RZ, [R4]: is [R4] in the shared window
 }
 # Sources that the instruction also writes: (op, a modifier token it must have or None,
 # operand index).  BMOV.32.CLEAR R16, B6 clears B6; BREAK B0 takes threads out of B0.
@@ -1861,11 +1864,36 @@ def merge(forms: list[dict], log) -> list[dict]:
     return sorted(merged, key=lambda f: f["name"])
 
 
+def compile_frontend_ptx(tmp: Path) -> list[Path]:
+    """ptxas's cubins of ptxc's own PTX for every testsuite/*.cu its frontend compiles:
+    ptxas meets forms there that nvcc's PTX does not lead it to (QSPC for generic
+    atomics, uniform-register operands of ISETP and IADD3.X), and the emulator must
+    read those cubins too (tests/test_frontend_emu.py)."""
+    sys.path.insert(0, str(ROOT))
+    from ptxc.diagnostics import CompileError
+    from ptxc.frontend import compile_cuda
+    from ptxc.ptx.printer import print_module
+    out = []
+    for cu in sorted((ROOT / "testsuite").glob("*.cu")):
+        try:
+            module, _ = compile_cuda(cu.read_text(), str(cu), arch=ARCH)
+        except CompileError:
+            print(f"skipped ptxc's PTX of {cu.name}: the frontend rejects it", file=sys.stderr)
+            continue
+        ptx = tmp / f"{cu.stem}.ptxc.ptx"
+        ptx.write_text(print_module(module).replace(".target sm_89", f".target {ARCH}"))
+        cubin = tmp / f"{cu.stem}.ptxc.cubin"
+        if oracle.run("ptxas", f"-arch={ARCH}", "-o", str(cubin), str(ptx), check=False).returncode == 0:
+            out.append(cubin)
+    return out
+
+
 def tool_words() -> list[tuple[str, int, int, str]]:
-    """Every word ptxas writes for PROBES and nvcc for testsuite/*.cu, with its text."""
+    """Every word ptxas writes for PROBES, nvcc for testsuite/*.cu, and ptxas for ptxc's
+    PTX of testsuite/*.cu, with its text."""
     with tempfile.TemporaryDirectory() as tmp:
         words = cuobjdump_words(compile_probes(Path(tmp)))
-        for cubin in compile_testsuite(Path(tmp)):
+        for cubin in compile_testsuite(Path(tmp)) + compile_frontend_ptx(Path(tmp)):
             words += cuobjdump_words(cubin)
     return words
 

@@ -20,11 +20,15 @@ needs_nvcc = pytest.mark.skipif(not oracle.available("nvcc"), reason="nvcc (the 
 
 
 @functools.lru_cache(maxsize=None)
-def nvcc(source: str) -> bytes:
+def _cubin_path(source: str) -> str:
     tmp = Path(tempfile.mkdtemp(prefix="emu-machine-"))
     (tmp / "k.cu").write_text(source)
     oracle.nvcc_cubin(tmp / "k.cu", tmp / "k.cubin")
-    return (tmp / "k.cubin").read_bytes()
+    return str(tmp / "k.cubin")
+
+
+def nvcc(source: str) -> bytes:
+    return Path(_cubin_path(source)).read_bytes()
 
 
 def run_spec(source: str, **kw):
@@ -145,3 +149,35 @@ def test_mufu_rcp64h_of_an_immediate():
     x, out = run.initial["x"], run.buffers["out"]
     want = np.exp2(x * 4.0)
     assert np.all(np.abs(out - want) <= 2 * np.spacing(want)), (out[:4], want[:4])
+
+
+GENERIC_ATOMIC = """
+// LAUNCH: generic_add grid=2 block=64 f=f32[4]:zero sel=i32[128]:randint(0,2)
+__global__ void generic_add(float* f, const int* sel) {
+    __shared__ float s[2];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    if (t < 2)
+        s[t] = 0.0f;
+    __syncthreads();
+    float* p = sel[i] ? &s[sel[i] - 1] : &f[blockIdx.x];   // generic: shared or global
+    atomicAdd(p, 2.0f);
+    __syncthreads();
+    if (t < 2)
+        f[2 + t] += s[t];
+}
+"""
+
+
+@needs_nvcc
+def test_generic_float_atomic_on_shared_and_global():
+    """Regression: a generic float atomicAdd is `ATOM.E.ADD.F32 P1, RZ, [R4.64]` (done if
+    the address is global, P1 says so), then `QSPC.E.S` and a shared CAS loop, else
+    local LD/ST; the emulator took P1 for the old value and lacked QSPC."""
+    run = run_spec(GENERIC_ATOMIC)
+    sel = run.initial["sel"].reshape(2, 64)
+    want = np.zeros(4, np.float32)
+    want[0], want[1] = 2.0 * np.sum(sel[0] == 0), 2.0 * np.sum(sel[1] == 0)
+    want[2] = 2.0 * np.sum(sel == 1)            # both blocks add their s[0] into f[2]
+    want[3] = 2.0 * np.sum(sel == 2)
+    assert np.array_equal(run.buffers["f"], want), (run.buffers["f"], want)
+    assert "QSPC" in oracle.run("cuobjdump", "-sass", _cubin_path(GENERIC_ATOMIC)).stdout

@@ -1034,6 +1034,26 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                     r = fp.dfma(a, b, c, rnd)
                                 OUT[0, lane] = r & M32
                                 OUT[1, lane] = (r >> 32) & M32
+                    elif op == OP_QSPC:
+                        # the predicate: is the 64-bit generic address in the window of the
+                        # space asked (mod); the register result (RZ in ptxas's code) is 0
+                        qbase = prog[pc, F_S + 1]
+                        for lane in range(32):
+                            if (emask >> lane) & 1:
+                                t = tb + lane
+                                addr = np.int64(0)
+                                if qbase >= 0:
+                                    addr = regs[qbase, t] | (regs[qbase + 1, t] << 32)
+                                addr += prog[pc, F_IMM]
+                                if mod == SPACE_SHARED:
+                                    inside = addr >= swin and addr < swin + WINDOW
+                                elif mod == SPACE_LOCAL:
+                                    inside = addr >= lwin and addr < lwin + WINDOW
+                                else:
+                                    inside = not (addr >= swin and addr < swin + WINDOW) and \
+                                        not (addr >= lwin and addr < lwin + WINDOW)
+                                OUT[0, lane] = 1 if inside else 0
+                                OUT[4, lane] = 0
                     elif op == OP_BMSK:
                         for lane in range(32):
                             if (emask >> lane) & 1:
@@ -1171,10 +1191,20 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                         if atomic:
                             kind = (mod >> AT_SHIFT) & 15
                             typ = (mod >> AT_TYPE_SHIFT) & 7
+                            # `ATOM.E.ADD.F32 P1, RZ, [R4.64], R11`: a generic atomic that writes
+                            # a predicate acts on global addresses only and says whether it did;
+                            # ptxas's code then handles shared (QSPC.E.S, a CAS loop) and local
+                            # addresses itself.  With PT there, it acts on any space.
+                            pdst = prog[pc, F_D0K] == K_P
                             for lane in range(32):
                                 if (emask >> lane) & 1:
                                     idx = ADDR[lane] >> 2
                                     space = SPACE[lane]
+                                    if pdst and space != SPACE_GLOBAL:
+                                        OUT[0, lane] = 0
+                                        OUT[4, lane] = 0
+                                        OUT[5, lane] = 0
+                                        continue
                                     if space == SPACE_GLOBAL:
                                         old = np.int64(heap32[idx])
                                         if size == 8:
@@ -1213,7 +1243,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                             lo32[idx + 1] = hi_w
                                     if kind == AT_CAST:
                                         old = np.int64(1) if new == val2 and old == val else np.int64(0)
-                                    OUT[0, lane] = old & M32
+                                    OUT[0, lane] = 1 if pdst else old & M32
                                     OUT[1, lane] = (old >> 32) & M32
                                     OUT[4, lane] = old & M32
                                     OUT[5, lane] = (old >> 32) & M32

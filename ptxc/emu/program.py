@@ -269,6 +269,9 @@ BUILDERS = {
     "HMUL2": b_simple(I.OP_HMUL2, lambda m: (I.M_FTZ if "FTZ" in m else 0) | (I.M_DST64 if "F32" in m else 0)
                       | (I.M_SAT if "SAT" in m else 0)),
     "BMSK": b_simple(I.OP_BMSK, lambda m: 1 if "W" in m else 0),
+    # QSPC.E.S / .L / .G: is a generic address in the shared / local / global window
+    "QSPC": b_simple(I.OP_QSPC, lambda m: I.SPACE_SHARED if "S" in m else I.SPACE_LOCAL if "L" in m
+                     else I.SPACE_GLOBAL),
     "HSETP2": b_simple(I.OP_HSETP2, _setp),
     "F2FP": b_simple(I.OP_F2FP, lambda m: _rounding(m)),
     "LDG": b_mem(I.OP_LDG), "STG": b_mem(I.OP_STG), "LDS": b_mem(I.OP_LDS), "STS": b_mem(I.OP_STS),
@@ -482,7 +485,7 @@ def fill_row(row: np.ndarray, addr: int, instr: Instr, nregs: int) -> None:
             _fill_mem(row, slot, src)
             # .E: a 64-bit global (or generic) address, whether or not it prints .64
             # (ATOMG.E.CAS prints [R4] for the pair R4:R5)
-            if "E" in instr.mods and instr.op in ("LDG", "STG", "ATOMG", "ATOM", "RED", "LD", "ST"):
+            if "E" in instr.mods and instr.op in ("LDG", "STG", "ATOMG", "ATOM", "RED", "LD", "ST", "QSPC"):
                 row[I.F_S + 3 * slot + 2] |= I.MEM_BASE64
         elif isinstance(src, Target):
             row[I.F_AUX2] = src.addr // 16
