@@ -122,7 +122,7 @@ def kernel_image(kernel: Kernel):
     image.shared_align = max(info.shared_align, 4)
     image.num_barriers = info.num_barriers
     image.frame_size = info.frame_size
-    image.min_stack_size = info.frame_size
+    image.min_stack_size = info.frame_size if info.stack_size is None else info.stack_size
     if info.max_reg_count:
         image.max_reg_count = info.max_reg_count
     if info.max_threads:

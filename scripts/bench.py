@@ -209,7 +209,8 @@ def kernel_table(args) -> int:
                 module = load_module(str(ptx), ptx.read_text())
                 kernels = []
                 for ptx_func in module.kernels():
-                    single = type(module)(module.version, module.target, module.address_size, [ptx_func],
+                    single = type(module)(module.version, module.target, module.address_size,
+                                          [f for f in module.functions if f is ptx_func or not f.entry],
                                           module.globals)
                     start = time.perf_counter()
                     kernels += lower_module(single, Options(filename=str(ptx)))

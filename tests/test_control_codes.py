@@ -25,8 +25,11 @@ DATA = Path(__file__).parent / "data" / "sched"
 FIELDS = ("stall", "yield_bit", "wbar", "rbar", "wait", "reuse")
 
 # Match rates reached over the corpus (ptxas 13.5); the test fails below them.
+# wait: 0.9775 before calls were lowered; a CALL or RET now waits on every scoreboard in
+# flight there (set_control_codes.settle_at_calls: ptxc's subroutines are scheduled
+# apart), where ptxas, which sees both sides, does not always: 0.9768 over the corpus.
 FLOORS = {"stall": 0.985, "yield_bit": 0.983, "wbar": 0.985, "rbar": 0.989,
-          "wait": 0.977, "reuse": 0.995}
+          "wait": 0.976, "reuse": 0.995}
 
 # `nvcc -arch=sm_89 -cubin testsuite/vadd.cu; cuobjdump -sass` (CUDA 13.5), padding cut to two NOPs.
 VADD_LISTING = """

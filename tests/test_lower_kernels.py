@@ -26,11 +26,8 @@ from conftest import TESTSUITE
 pytestmark = pytest.mark.oracle
 
 FILES = sorted(p.stem for p in TESTSUITE.glob("*.cu"))
-# What stops these: calls inline_calls cannot inline (ptxc/lower/lower_calls.py): ptxc has
-# no call ABI yet for recursion and calls through function pointers.
-KNOWN_GAPS = {
-    "isa_calls": "recursive_fib calls a recursive .func, indirect_call calls through a function pointer",
-}
+# Nothing stops any file now: recursive and indirect calls are real calls (lower_calls).
+KNOWN_GAPS: dict[str, str] = {}
 # Every file that lowers also runs on the emulator against nvcc's cubin.
 EMULATED = [name for name in FILES if name not in KNOWN_GAPS]
 

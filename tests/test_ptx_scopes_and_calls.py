@@ -290,14 +290,12 @@ def test_nvcc_shuffles_lower_to_ptxas_forms(name, tmp_path):
     assert sorted(shfl_lines(ptxc_sass(path, tmp_path))) == sorted(shfl_lines(ptxas_sass(path, tmp_path)))
 
 
-def test_an_indirect_call_is_reported_at_the_call():
-    """`twice` is inlined; the call through %rd3 cannot be and says so, at its line."""
-    with pytest.raises(CompileError) as info:
-        lower_module(parse_ptx(CALLS, "calls.ptx"), Options(filename="calls.ptx"))
-    messages = [(d.loc.line, d.message) for d in info.value.diagnostics]
-    call_lines = [n for n, line in enumerate(CALLS.splitlines(), 1) if line.lstrip().startswith("call")]
-    assert messages == [(call_lines[1], "unsupported: calls to .func (indirect, through %rd3 with prototype "
-                                        "__s2_prototype_1; ptxc inlines calls and has no call ABI)")]
+def test_an_indirect_call_is_a_real_call():
+    """`twice` is inlined at the direct call; the call through %rd3 stays a CALL of it
+    (lower_calls' dispatch), and `twice` follows the kernel as a subroutine."""
+    (kernel,) = lower_module(parse_ptx(CALLS, "calls.ptx"), Options(filename="calls.ptx"))
+    ops = [i.op for i in kernel.func.instrs()]
+    assert ops.count("CALL") == 1 and ops.count("RET") == 1
 
 
 def test_setp_with_two_destinations_is_a_clean_lowering_error():
@@ -354,13 +352,10 @@ RECURSIVE = HEAD + """.func  (.param .b32 func_retval0) down(.param .b32 down_pa
 """
 
 
-def test_a_recursive_call_names_its_cycle():
-    with pytest.raises(CompileError) as info:
-        lower_module(parse_ptx(RECURSIVE, "rec.ptx"), Options(filename="rec.ptx"))
-    (diag,) = info.value.diagnostics
-    call_line = [n for n, line in enumerate(RECURSIVE.splitlines(), 1) if "call.uni" in line][-1]
-    assert (diag.loc.line, diag.message) == (call_line, "unsupported: calls to .func ('up' is recursive: "
-                                             "up -> down -> up; ptxc inlines calls and has no call ABI)")
+def test_a_recursive_call_is_a_real_call():
+    """`up` and `down` call each other: each is one subroutine after the kernel."""
+    (kernel,) = lower_module(parse_ptx(RECURSIVE, "rec.ptx"), Options(filename="rec.ptx"))
+    assert [i.op for i in kernel.func.instrs()].count("RET") >= 2
 
 
 EXTERN = HEAD + """.extern .func  (.param .b32 func_retval0) ext(.param .b32 ext_param_0);
@@ -417,15 +412,17 @@ PTXAS_FLAGS = {"isa_calls": ["--fmad=false"]}
 
 
 def inlined(module: ir.Module, filename: str) -> tuple[ir.Module, set]:
-    """`module` with each kernel that inline_calls can rewrite rewritten (the others kept);
+    """`module` with each kernel that inline_calls rewrites to no calls rewritten (the others kept);
     and the names of the rewritten kernels."""
     from ptxc.lower.inline_calls import inline_calls
     functions, done = [], set()
     for f in module.functions:
         if f.entry:
             try:
-                f = inline_calls(f, module.functions, filename)
-                done.add(f.name)
+                flat = inline_calls(f, module.functions, filename)
+                if not any(i.base == "call" for i in flat.instrs()):   # real calls stay calls
+                    f = flat
+                    done.add(f.name)
             except CompileError:
                 pass
         functions.append(f)

@@ -25,11 +25,13 @@ A callee is flattened (its own calls inlined) once, then copied into each call s
 
 Expects: a PTX function as the parser or the frontend builds it (scopes flattened,
 call sequences' `.param` buffers in `call_params`); the module's functions, to find
-the callees.  Guarantees: the result has no `call`, and no `st.param`/`ld.param` of a
-call buffer; only `ld.param` of the kernel's own parameters remains; the input
-function and the callees are not modified.  A call it cannot inline (recursion, an
-indirect call through a register, a callee only declared here, `.extern`) is a
-CompileError at the call, naming why (lower_calls.why_not_inlined).
+the callees.  Guarantees: the only calls left are real calls (lower_calls.real_call: of a
+recursive `.func`, or indirect through a register), with their `st.param`/`ld.param`;
+every other call buffer is gone; the input function and the callees are not
+modified; a function with real calls or a function's address carries the module's
+functions as `module_functions` (select_instrs lowers the calls with them).  A call
+it cannot inline nor keep (a callee only declared here, `.extern`) is a CompileError
+at the call, naming why (lower_calls.why_not_inlined).
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ from dataclasses import replace
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from ..ptx import ir as ptx
-from .lower_calls import UnsupportedCall, recursive_functions, why_not_inlined
+from .lower_calls import UnsupportedCall, real_call, recursive_functions, why_not_inlined
 from .select_instrs import Unsupported
 
 _TAG = re.compile(r"%?__i(\d+)_")
@@ -46,7 +48,7 @@ _TAG = re.compile(r"%?__i(\d+)_")
 
 def inline_calls(func: ptx.Function, functions=(), filename: str = "<ptx>") -> ptx.Function:
     """`func` with every call of a defined, non-recursive `.func` of `functions` inlined."""
-    if not any(i.base == "call" for i in func.instrs()):
+    if not any(i.base == "call" for i in func.instrs()) and not _takes_function_address(func, functions):
         return func
     inliner = Inliner(functions)
     problems = []
@@ -56,13 +58,22 @@ def inline_calls(func: ptx.Function, functions=(), filename: str = "<ptx>") -> p
         problems.append(_diagnostic(exc.instr, exc.message(), filename))
         raise CompileError(problems) from None
     for instr in flat.instrs():
-        if instr.base == "call":
+        if instr.base == "call" and not real_call(instr, inliner.functions, inliner.recursive):
             problems.append(_diagnostic(instr, UnsupportedCall(why_not_inlined(instr, inliner.functions,
                                                                                inliner.recursive)).message(),
                                         filename))
     if problems:
         raise CompileError(problems)
+    if flat is func:
+        flat = replace(func)
+    flat.module_functions = inliner.functions   # for select_instrs' real calls (lower_calls)
     return flat
+
+
+def _takes_function_address(func: ptx.Function, functions) -> bool:
+    names = {f.name for f in functions if not f.entry}
+    return bool(names) and any(isinstance(op, ptx.Symbol) and op.name in names
+                               for i in func.instrs() for op in i.operands)
 
 
 class InlineError(Unsupported):

@@ -19,6 +19,7 @@ class KernelInfo:
     max_threads: tuple | None = None   # .maxntid / .reqntid
     max_reg_count: int | None = None   # .maxnreg
     calls: bool = False           # calls a subroutine (CALL.REL.NOINC)
+    stack_size: int | None = None # EIATTR_MIN_STACK_SIZE with calls (link_calls); the frame without
     const_bank3: bool = False     # reads `.const` variables (constant bank 3)
     convergence_barriers: int = 0 # B registers BSSY/BSYNC use
 

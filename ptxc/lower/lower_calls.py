@@ -1,23 +1,39 @@
-"""Calls of `.func` subroutines that are not inlined: why, and what select_instrs does.
+"""Calls of `.func` subroutines that are not inlined: ptxc's call ABI, and why a call fails.
 
-ptxc has no call ABI: inline_calls replaces every call it can with the callee's body,
-before instruction selection.  What it cannot inline is an error at the call,
-`unsupported: calls to .func (...)` with the reason why_not_inlined gives: a recursive
-callee (named with the cycle), an indirect call through a register, a callee only
-declared in this module (`.extern`, defined elsewhere: ptxc does not link).
+inline_calls replaces every call it can with the callee's body.  Two kinds of call
+stay real calls (`real_call`): a call of a recursive `.func` and an indirect call
+through a register.  select_instrs lowers them with the builders here, and
+link_calls appends each called `.func`, lowered once as a subroutine, after the
+kernel's code.  A call of a function only declared here (`.extern`) is still an
+error at the call, `unsupported: calls to .func (...)`, with why_not_inlined's reason.
 
-The builders here are what select_instrs' rules call for a call sequence (`st.param`
-of the arguments, `call`, `ld.param` of the results), for `ret` and `ld.param` of its
-own parameters inside a `.func`: they are reached only where select_instrs runs on a
-function inline_calls did not rewrite, and each `call` reports one diagnostic; the
-`st.param`/`ld.param` around it add none.
+ptxc's ABI (simpler than ptxas's, docs/passes.md compares them):
+
+- arguments and results travel through the stack, not registers: a call site
+  stores its arguments at the bottom of the caller's frame, `[R1+0]...` (the
+  `.param` buffers of the call laid out as the callee's parameters then its
+  results, `param_layout`), and loads the results from there after the call; the
+  callee reads them at `[R1+frame+k]` above its own frame (`INCOMING` offsets,
+  fixed by insert_call_frame once the frame is known);
+- the return address is R20:R21 (`MOV R20, ret; MOV R21, 0x0; CALL.REL.NOINC f`,
+  as ptxas), saved by the callee in its frame and reloaded for `RET.REL.NODEC R20`;
+- every register but R1 is caller-saved: save_across_calls stores each value live
+  across a call in the caller's frame and reloads it after; the callee's frame is
+  `IADD3 R1, R1, -frame` at entry and `+frame` before RET;
+- a function pointer is a small integer, 1 + the index of the function among the
+  module's address-taken functions (`function_ids`), not a code address; an
+  indirect call compares it with each address-taken function of the call's
+  prototype and makes a direct CALL to the one it names.
 
 Expects: the PTX function's call sequences flattened by the parser (their `.param`
 buffers in `Function.call_params`).  Guarantees: a CompileError, never a traceback.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..ptx import ir as ptx
+from ..sass.ir import Imm, Reg, RZ, Target
 from .select_instrs import Unsupported
 
 
@@ -29,6 +45,10 @@ class UnsupportedCall(Unsupported):
 
 
 NO_ABI = "ptxc inlines calls and has no call ABI"
+
+RETURN_ADDRESS = Reg("R", 20, width=2)   # R20:R21, as ptxas: written by the caller, read by RET
+INCOMING = 0x400000                      # offsets of a .func's own parameters before the frame is known
+SUBROUTINE_LABEL = "$ptxc_func$"         # the label of a subroutine's first block: SUBROUTINE_LABEL + name
 
 
 def direct_callees(func: ptx.Function) -> list[str]:
@@ -86,30 +106,173 @@ def why_not_inlined(instr: ptx.Instr, functions: dict[str, ptx.Function], recurs
     return f"calls to .func ('{name}'; not inlined: select_instrs expects inline_calls to have run)"
 
 
+@dataclass
+class CallContext:
+    """What link_calls needs to lower a kernel's callees (select_instrs puts it on the function)."""
+    functions: dict
+    arch: str
+    filename: str
+    module_vars: object
+
+
+def real_call(instr: ptx.Instr, functions: dict[str, ptx.Function], recursive: set[str]) -> bool:
+    """A call that stays a call: indirect, or of a defined recursive .func."""
+    callee = ptx.call_site(instr).callee
+    if not isinstance(callee, ptx.Symbol):
+        return True
+    f = functions.get(callee.name)
+    return f is not None and f.defined and not f.entry and callee.name in recursive
+
+
+def address_taken(functions) -> list[str]:
+    """The defined .func names that appear as an operand other than a call's callee, in module order."""
+    functions = list(functions)
+    names = {f.name for f in functions if f.defined and not f.entry}
+    taken = set()
+    for f in functions:
+        for instr in f.instrs() if f.defined else ():
+            ops = list(instr.operands)
+            if instr.base == "call":
+                continue
+            for op in ops:
+                for sym in _symbols(op):
+                    if sym in names:
+                        taken.add(sym)
+    return [f.name for f in functions if f.name in taken]
+
+
+def _symbols(op):
+    if isinstance(op, ptx.Symbol):
+        yield op.name
+    elif isinstance(op, ptx.Address) and isinstance(op.base, ptx.Symbol):
+        yield op.base.name
+    elif hasattr(op, "elems"):
+        for e in op.elems:
+            yield from _symbols(e)
+
+
+def function_ids(functions) -> dict[str, int]:
+    """A function pointer's value: 1 + the function's index among the address-taken ones."""
+    return {name: k + 1 for k, name in enumerate(address_taken(functions))}
+
+
+def param_layout(params) -> dict[str, int]:
+    """Offsets of `.param` buffers laid out in order at their natural alignment."""
+    offsets, cursor = {}, 0
+    for param in params:
+        align = param.align or ptx.type_size(param.type)
+        cursor = (cursor + align - 1) // align * align
+        offsets[param.name] = cursor
+        cursor += param.size
+    return offsets
+
+
+def call_buffers(func: ptx.Function) -> tuple[dict[str, int], int]:
+    """Each call buffer's offset in the caller's outgoing area (the bottom of its
+    frame), and that area's size: per call site, its arguments then its results."""
+    by_name = {p.name: p for p in func.call_params}
+    offsets, size = {}, 0
+    for instr in func.instrs():
+        if instr.base != "call":
+            continue
+        site = ptx.call_site(instr)
+        params = [by_name[b.name] for b in site.args + site.returns if b.name in by_name]
+        layout = param_layout(params)
+        offsets.update(layout)
+        size = max([size] + [layout[p.name] + p.size for p in params])
+    return offsets, (size + 7) // 8 * 8
+
+
+def incoming_params(func: ptx.Function) -> dict[str, int]:
+    """A .func's own parameters and results, at INCOMING + their call-buffer offset."""
+    return {name: INCOMING + off for name, off in param_layout(func.params + func.return_params).items()}
+
+
+def callees(func: ptx.Function, functions: dict[str, ptx.Function]) -> list[str]:
+    """The subroutines `func`'s real calls may reach directly: named callees, and
+    for an indirect call every address-taken function of its prototype."""
+    out = []
+    for instr in func.instrs():
+        if instr.base != "call":
+            continue
+        for name in call_targets(func, instr, functions):
+            if name not in out:
+                out.append(name)
+    return out
+
+
+def call_targets(func: ptx.Function, instr: ptx.Instr, functions: dict[str, ptx.Function]) -> list[str]:
+    site = ptx.call_site(instr)
+    if isinstance(site.callee, ptx.Symbol):
+        return [site.callee.name]
+    by_name = {p.name: p for p in func.call_params}
+    want = ([by_name[b.name].size for b in site.args if b.name in by_name],
+            [by_name[b.name].size for b in site.returns if b.name in by_name])
+    return [name for name in address_taken(functions.values())
+            if ([p.size for p in functions[name].params], [p.size for p in functions[name].return_params]) == want]
+
+
+# ---- builders (select_instrs' rules) -------------------------------------------------
+
 def call(s, i: ptx.Instr):
-    """`call[.uni] (ret), f, (args)[, proto]`: reported at the call."""
+    """`call (ret), f, (args)`: a direct CALL; through a register, a compare with each
+    candidate's id and a direct CALL of the one that matches.  The arguments are
+    already on the stack (st_call_param); CALL ends its block."""
+    functions = getattr(s.ptx_func, "module_functions", None) or {}
     site = ptx.call_site(i)
-    callee = f"'{site.callee.name}'" if isinstance(site.callee, ptx.Symbol) else f"indirect, through {site.callee.name}"
-    raise UnsupportedCall(f"calls to .func ({callee}; not inlined: select_instrs expects inline_calls to have run)")
+    if isinstance(site.callee, ptx.Symbol):
+        f = functions.get(site.callee.name)
+        if f is None or not f.defined or f.entry:
+            recursive = recursive_functions(functions)
+            raise UnsupportedCall(why_not_inlined(i, functions, recursive))
+        _call_to(s, site.callee.name)
+        return
+    ids = function_ids(functions.values())
+    pointer = s.reg(site.callee)
+    low = Reg(pointer.file, pointer.num, pointer.virtual)   # ids fit the low word
+    join = s.new_label("after_call")
+    for name in call_targets(s.ptx_func, i, functions):
+        p = s.new_pred()
+        s.emit("ISETP", ("NE", "U32", "AND"), [p, Reg("P", 7)], [low, Imm(ids[name], "int"), Reg("P", 7)])
+        skip = s.new_label("not_" + name)
+        s.emit("BRA", (), [], [Target(skip)], pred=p)
+        s.start_block(s.new_label("call"))
+        _call_to(s, name)
+        s.emit("BRA", (), [], [Target(join)])
+        s.start_block(skip)
+    s.start_block(join)
+
+
+def _call_to(s, name: str) -> None:
+    s.emit("CALL", ("REL", "NOINC"), [], [Target(SUBROUTINE_LABEL + name)], comment=f"call {name}")
+    s.func.info.calls = True
+    s.start_block(s.new_label("return"))
 
 
 def _is_call_buffer(s, addr) -> bool:
     return isinstance(addr.base, ptx.Symbol) and any(p.name == addr.base.name for p in s.ptx_func.call_params)
 
 
+def _as_local(s):
+    """The current `ld.param`/`st.param` as the `.local` access it is in this ABI."""
+    i = s.ptx_instr
+    return ptx.Instr(".".join("local" if p == "param" else p for p in i.parts), i.operands, i.guard,
+                     i.guard_negated, i.loc)
+
+
 def ld_call_param(s, d, addr, t, count):
-    """A call's return value: nothing here (the call reports); a .func's own parameter: an error."""
-    if _is_call_buffer(s, addr):
-        return
-    raise UnsupportedCall("calls to .func (ld.param of a .func's own parameter; only kernels are compiled)")
+    """A call's result or a .func's own parameter: a load from the stack."""
+    from .isel_memory import ld
+    ld(s, _as_local(s))
 
 
 def st_call_param(s, addr, v, t, count):
-    """A call's argument: nothing here (the call reports); a .func's return value: an error."""
-    if _is_call_buffer(s, addr):
-        return
-    raise UnsupportedCall("calls to .func (st.param of a .func's return value; only kernels are compiled)")
+    """A call's argument or a .func's result: a store to the stack."""
+    from .isel_memory import st
+    st(s, _as_local(s))
 
 
 def ret_from_func(s, i):
-    raise UnsupportedCall("calls to .func (ret from a .func; only kernels are compiled)")
+    """`ret` in a .func: RET.REL.NODEC R20 (insert_call_frame adds the epilogue)."""
+    s.emit("RET", ("REL", "NODEC"), [], [RETURN_ADDRESS, Target(None, 0)], comment="return")
+    s.start_block(s.new_label("after_ret"))

@@ -26,19 +26,23 @@ from .fuse_imad_wide import fuse_imad_wide
 from .if_convert import if_convert
 from .inline_calls import inline_calls
 from .insert_bssy import insert_bssy
+from .insert_call_frame import insert_call_frame
 from .insert_prologue import insert_prologue
 from .legalize_operands import legalize_operands
+from .link_calls import link_calls
 from .order_instrs import order_instrs
 from .pad_text import pad_text
 from .propagate_copies import propagate_copies
 from .remove_dead_code import remove_dead_code
 from .remove_self_moves import remove_self_moves
+from .save_across_calls import save_across_calls
 from .select_instrs import ModuleVars, select_instrs
 from .set_control_codes import set_control_codes
 from .simplify_cfg import simplify_cfg
 from .simplify_instrs import simplify_instrs
 from .spill_preds import spill_preds
 from .spill_regs import spill_regs
+from .split_at_calls import split_at_calls
 from .split_webs import split_webs
 
 
@@ -48,6 +52,7 @@ class Pass:
     run: Callable
     required: bool = False
     ptx: bool = False          # runs on the PTX function, before select_instrs
+    kernel_only: bool = False  # not run on a subroutine (a .func lowered for link_calls)
 
 
 PASSES = [
@@ -67,15 +72,19 @@ PASSES = [
     Pass("simplify_cfg", simplify_cfg),
     Pass("branch_to_exit", branch_to_exit),
     Pass("if_convert", if_convert),
-    Pass("insert_prologue", insert_prologue, required=True),
+    Pass("split_at_calls", split_at_calls, required=True),   # RET comes back after the CALL
+    Pass("insert_prologue", insert_prologue, required=True, kernel_only=True),
     Pass("order_instrs", order_instrs),
+    Pass("save_across_calls", save_across_calls, required=True),   # registers are caller-saved
     Pass("spill_preds", spill_preds, required=True),
     Pass("spill_regs", spill_regs, required=True),
+    Pass("insert_call_frame", insert_call_frame, required=True),   # a subroutine's frame and epilogue
     Pass("assign_regs", assign_regs, required=True),
     Pass("remove_self_moves", remove_self_moves),
-    Pass("insert_bssy", insert_bssy),
-    Pass("pad_text", pad_text, required=True),
+    Pass("insert_bssy", insert_bssy, kernel_only=True),   # subroutines do not reconverge: docs/passes.md
+    Pass("pad_text", pad_text, required=True, kernel_only=True),
     Pass("set_control_codes", set_control_codes, required=True),
+    Pass("link_calls", link_calls, required=True, kernel_only=True),   # callees after the kernel's code
 ]
 PASS_NAMES = [p.name for p in PASSES]
 
@@ -100,11 +109,12 @@ def check_pass_names(names, option: str) -> None:
             raise CompileError(Diagnostic(f"--disable-pass: pass '{name}' is required and cannot be disabled"))
 
 
-def lower_function(ptx_func: ptx.Function, options: Options):
-    """Run every pass on one kernel; return its SASS IR function (physical registers, control codes)."""
+def lower_function(ptx_func: ptx.Function, options: Options, subroutine: bool = False):
+    """Run every pass on one kernel (or, with subroutine, on a .func that link_calls
+    places after a kernel); return its SASS IR function (physical registers, control codes)."""
     func = None
     for p in PASSES:
-        if p.name in options.disabled:
+        if p.name in options.disabled or (subroutine and p.kernel_only):
             continue
         if p.ptx:
             ptx_func = p.run(ptx_func, options.functions, options.filename)

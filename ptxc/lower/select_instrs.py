@@ -181,7 +181,8 @@ class Selector:
         self.func.info = KernelInfo()
         self.values: dict[str, Reg] = {}
         self.types: dict[str, str] = {}
-        self.param_offsets = self._layout_params(ptx_func.params)
+        # a .func's own parameters are on the stack (lower_calls), not in bank 0
+        self.param_offsets = self._layout_params(ptx_func.params) if ptx_func.entry else {}
         self.block = Block(ptx_func.name)
         self.func.blocks.append(self.block)
         self.guard: Reg | None = None     # the PTX guard of the instruction being lowered
@@ -232,7 +233,7 @@ class Selector:
             self.symbols[name] = ("const", offset)
         for name, slot in self.module_vars.address_slots.items():
             self.symbols[name] = ("global", slot)
-        frame = 0
+        frame = self._layout_call_buffers()
         for var in self.ptx_func.vars:
             if var.state == ".local":
                 align = var.align or _type_size(var.type)
@@ -242,6 +243,21 @@ class Selector:
         info.frame_size = (frame + 7) // 8 * 8
         for var in self.module_vars.other:
             self.symbols.setdefault(var.name, (var.state.lstrip("."), None))
+
+    def _layout_call_buffers(self) -> int:
+        """Real calls' `.param` buffers at the bottom of the frame, a .func's own
+        parameters above it, functions as their ids (lower_calls' ABI); the bytes
+        the buffers take."""
+        from . import lower_calls
+        functions = getattr(self.ptx_func, "module_functions", None) or {}
+        for name, fid in lower_calls.function_ids(functions.values()).items():
+            self.symbols[name] = ("function", fid)
+        offsets, size = lower_calls.call_buffers(self.ptx_func) if functions else ({}, 0)
+        if not self.ptx_func.entry:
+            offsets.update(lower_calls.incoming_params(self.ptx_func))
+        for name, offset in offsets.items():
+            self.symbols[name] = ("local", offset)
+        return size
 
     def _names(self, name: str) -> bool:
         """Whether the function's body mentions a module variable (ptxas allocates
@@ -335,6 +351,9 @@ class Selector:
             return self.materialize(value, 2) if size == 8 else value
         if space == "local":
             return self.local_address(offset, size)
+        if space == "function":   # a function pointer: the function's id (lower_calls)
+            value = Imm(offset, "int")
+            return self.materialize(value, 2) if size == 8 else value
         if space == "const":   # an address in constant bank 3: its offset there
             value = Imm(offset, "int")
             return self.materialize(value, 2) if size == 8 else value
@@ -476,7 +495,13 @@ def select_instrs(ptx_func: ptx.Function, arch: str = "sm_89", filename: str = "
             selector.guard = None
     if problems:
         raise CompileError(problems)
-    return selector.func
+    func = selector.func
+    func.subroutine = not ptx_func.entry
+    functions = getattr(ptx_func, "module_functions", None)
+    if functions:
+        from .lower_calls import CallContext
+        func.call_context = CallContext(functions, arch, filename, selector.module_vars)
+    return func
 
 
 # Operations whose register operands must all have the instruction's type size

@@ -23,7 +23,9 @@ Guarantees, for every instruction:
   its producer, along fallthrough and along taken branches (a branch's stall
   covers what its target block needs), and no instruction issues sooner after
   another than the two classes' pipe interval allows;
-- yield bits and reuse flags follow ptxas's rules; padding gets ptxas's codes.
+- yield bits and reuse flags follow ptxas's rules; padding gets ptxas's codes;
+- a CALL or RET waits on every scoreboard still pending there: the code on the
+  other side (a subroutine, a caller) is scheduled apart and expects nothing in flight.
 A dependency that would need a single stall above 15 cycles is clamped to 15
 (no latency in the sm_89 table comes near that).
 """
@@ -65,6 +67,7 @@ class Schedule:
     def __init__(self, func: Function, table: latency.LatencyTable):
         self.table = table
         self.edge_memo: dict = {}         # see edge_pairs
+        self.in_flight_at: dict = {}      # CALL/RET index -> scoreboards pending there
         self.slots: list[Slot] = []
         self.block_start: dict[str, int] = {}
         for b, block in enumerate(func.blocks):
@@ -138,6 +141,41 @@ def set_control_codes(func: Function, arch: str = "sm_89") -> None:
     assign_yield(sched)
     assign_reuse(sched)
     assign_padding(sched)
+    settle_at_calls(sched)
+
+
+# Control leaves the code the scheduler sees at a CALL (into a subroutine scheduled on
+# its own) and at a RET (back into a caller): nothing may be in flight there, so the
+# scoreboards still pending there are waited for (assign_scoreboards records them).  The stall and yield bits of CALL and RET are an
+# opcode extension (nvdisasm rejects other values: "undefined value 0x1f for table
+# TABLES_opex_0"); these are ptxas's (CALL.REL.NOINC 0x000fea.., RET.REL.NODEC 0x000fec..).
+CALL_BOUNDARY_STALL = {"CALL": 5, "RET": 6}
+
+
+def settle_at_calls(sched: Schedule) -> None:
+    for k, slot in enumerate(sched.slots):
+        stall = CALL_BOUNDARY_STALL.get(slot.instr.op)
+        if stall is not None:
+            slot.instr.ctrl.wait |= sched.in_flight_at.get(k, 0)
+            slot.instr.ctrl.yield_bit = 1
+            if not 0 < slot.instr.ctrl.stall < ILLEGAL_YIELD_STALL:    # keep the pair legal
+                slot.instr.ctrl.stall = stall
+            slot.instr.ctrl.reuse = 0
+        if slot.instr.op == "CALL":
+            _settle_return_branch(sched, k)
+
+
+def _settle_return_branch(sched: Schedule, call: int) -> None:
+    """An indirect call's dispatch (lower_calls.call) has one CALL per candidate, each
+    on a divergent path: its registers reloaded after the return (save_across_calls)
+    must have arrived before the branch to the join, where the warp may switch to
+    the lanes of another candidate that store the same registers."""
+    for k in range(call + 1, len(sched.slots)):
+        instr = sched.slots[k].instr
+        if instr.op in TAKEN_EDGE_OPS or instr.op in CALL_BOUNDARY_STALL or instr.op == "EXIT":
+            if instr.op in TAKEN_EDGE_OPS and sched.slots[k].block == sched.slots[call + 1].block:
+                instr.ctrl.wait |= sched.in_flight_at.get(k, 0)
+            return
 
 
 # --- scoreboards --------------------------------------------------------------------
@@ -197,6 +235,9 @@ def assign_scoreboards(sched: Schedule) -> None:
                 if pend.units & hits:
                     mask |= 1 << sb
             state = settle(state, mask)
+            if slots[k].instr.op in CALL_BOUNDARY_STALL or slots[k].instr.op in TAKEN_EDGE_OPS:
+                # what is still in flight here (settle_at_calls)
+                sched.in_flight_at[k] = sched.in_flight_at.get(k, 0) | sum(1 << sb for sb in state)
             if mask != waits[k]:
                 waits[k] |= mask
                 changed = True

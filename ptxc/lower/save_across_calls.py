@@ -1,0 +1,64 @@
+"""save_across_calls: keep values alive across a CALL in the caller's stack frame.
+
+ptxc's call ABI (lower_calls) has every register but R1 caller-saved: a subroutine is
+allocated on its own and may write any register.  Before each `CALL`, every virtual
+register value live across it is stored to a slot of the frame (`STL [R1+slot]`),
+and after it (at the top of the next block, where RET comes back) loaded again into
+the same virtual register.  A slot per value, shared by all calls.
+
+Expects: instructions in final order, virtual registers, each CALL last in its block
+(select_instrs starts a block after it); func.info.frame_size the frame so far.
+Guarantees: no virtual register is live across a CALL; the frame (and the entry's
+`IADD3 R1, R1, -frame`) grows by the slots.  A predicate or uniform value live
+across a call is a CompileError (ptxc does not save those).
+"""
+from __future__ import annotations
+
+from ..diagnostics import CompileError, Diagnostic
+from ..sass.ir import Instr, Mem, Reg
+from .assign_regs import build_code, collect_values
+from .kernel_info import info_of
+from .spill_regs import _set_frame
+
+STORE_MODS = {1: (), 2: ("64",), 4: ("128",)}
+
+
+def save_across_calls(func) -> None:
+    if not any(i.op == "CALL" for i in func.instrs()):
+        return
+    code = build_code(func)
+    value_of = collect_values(code)
+    info = info_of(func)
+    slots: dict = {}
+    position = 0
+    for b, block in enumerate(func.blocks):
+        start = position
+        position += len(block.instrs)
+        if not block.instrs or block.instrs[-1].op != "CALL":
+            continue
+        live = code.live_out[start + len(block.instrs) - 1]
+        found = {}
+        for u in live:
+            if u[2] and u in value_of:
+                found[(value_of[u].file, value_of[u].first)] = value_of[u]
+        values = [found[k] for k in sorted(found)]
+        saves, loads = [], []
+        for value in values:
+            if value.file != "R":
+                raise CompileError(Diagnostic(f"unsupported: a {value.file} register value live across a call "
+                                              f"in {func.name} (ptxc saves only general registers)"))
+            if (value.file, value.first) not in slots:
+                size = 4 * value.width
+                offset = (info.frame_size + size - 1) // size * size
+                info.frame_size = offset + size
+                slots[(value.file, value.first)] = offset
+            reg = Reg("R", value.first, virtual=True, width=value.width)
+            slot = Mem(Reg("R", 1), slots[(value.file, value.first)])
+            saves.append(Instr("STL", STORE_MODS[value.width], [], [slot, reg], comment="saved across the call"))
+            loads.append(Instr("LDL", STORE_MODS[value.width], [reg], [slot], comment="restored after the call"))
+        block.instrs[-1:-1] = saves
+        if loads:
+            func.blocks[b + 1].instrs[0:0] = loads
+    if slots:
+        info.frame_size = (info.frame_size + 7) // 8 * 8
+        _set_frame(func, info.frame_size)
