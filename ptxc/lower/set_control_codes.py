@@ -59,6 +59,7 @@ class Slot:
     padding: bool = False
     read_units: set = field(default_factory=set)
     write_units: set = field(default_factory=set)
+    touched_units: set = field(default_factory=set)   # read or written
 
 
 class Schedule:
@@ -77,6 +78,7 @@ class Schedule:
                 slot = Slot(instr, b, cls, table.cls(cls), table.reads(instr), table.writes(instr))
                 slot.read_units = {r.unit for r in slot.reads}
                 slot.write_units = {unit for _, unit in slot.writes}
+                slot.touched_units = slot.read_units | slot.write_units
                 self.slots.append(slot)
         for k in range(len(self.slots) - 1, -1, -1):   # padding ends the code
             if not self._is_padding(k):
@@ -198,18 +200,22 @@ def first_event(sched: Schedule, start: int, is_use, is_clobber) -> tuple[int | 
     sources were read."""
     use = clobber = None
     seen: set[int] = set()
-    stack = list(reversed(sched.successors(start)))
+    slots, succs = sched.slots, sched._succs
+    stack = list(reversed(succs[start]))
     while stack:
         k = stack.pop()
-        if k in seen or sched.slots[k].padding:
-            continue
-        seen.add(k)
-        if is_use(k):
-            use = k if use is None else use
-            continue
-        if clobber is None and is_clobber(k):
-            clobber = k
-        stack.extend(reversed(sched.successors(k)))
+        while k not in seen and not slots[k].padding:   # straight on while one successor
+            seen.add(k)
+            if is_use(k):
+                use = k if use is None else use
+                break
+            if clobber is None and is_clobber(k):
+                clobber = k
+            nxt = succs[k]
+            if len(nxt) != 1:
+                stack.extend(reversed(nxt))
+                break
+            k = nxt[0]
     return use, clobber
 
 
@@ -285,8 +291,8 @@ def find_waiters(sched: Schedule) -> dict[tuple[int, str], int]:
         vector_reads = {u for u in slot.read_units if u[0] == "R"}
         events[k] = first_event(
             sched, k,
-            is_use=lambda m: bool(dst & (slots[m].read_units | slots[m].write_units)),
-            is_clobber=lambda m: bool(vector_reads & slots[m].write_units)
+            is_use=lambda m: not dst.isdisjoint(slots[m].touched_units),
+            is_clobber=lambda m: not vector_reads.isdisjoint(slots[m].write_units)
             and not queued_behind(slot.info, slots[m].info))
     waiter = {}
     for k, (use, clobber) in events.items():
