@@ -26,6 +26,8 @@ def half(reg: Reg, which: int) -> Reg:
 
 def units(reg: Reg) -> list[tuple]:
     """The 32-bit register units a register covers, as (file, num, virtual) keys."""
+    if reg.width == 1:                  # most registers: no loop
+        return [(reg.file, reg.num, reg.virtual)]
     return [(reg.file, reg.num + k, reg.virtual) for k in range(reg.width)]
 
 
@@ -122,11 +124,16 @@ def encodable(instr) -> bool:
 def unit_defs(func) -> dict:
     """Map each 32-bit register unit to the instructions that write it."""
     table: dict = {}
-    for instr in func.instrs():
-        for op in instr.dsts:
-            if isinstance(op, Reg) and not op.is_zero:
-                for unit in units(op):
-                    table.setdefault(unit, []).append(instr)
+    for block in func.blocks:
+        for instr in block.instrs:
+            for op in instr.dsts:
+                if isinstance(op, Reg) and not op.is_zero:
+                    for unit in units(op):
+                        entry = table.get(unit)
+                        if entry is None:
+                            table[unit] = [instr]
+                        else:
+                            entry.append(instr)
     return table
 
 
