@@ -1195,7 +1195,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                             # a predicate acts on global addresses only and says whether it did;
                             # ptxas's code then handles shared (QSPC.E.S, a CAS loop) and local
                             # addresses itself.  With PT there, it acts on any space.
-                            pdst = prog[pc, F_D0K] == K_P
+                            pdst = prog[pc, F_D0K] == K_P and prog[pc, F_D0] != 8     # 8: PT, discarded
                             for lane in range(32):
                                 if (emask >> lane) & 1:
                                     idx = ADDR[lane] >> 2
