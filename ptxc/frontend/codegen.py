@@ -87,6 +87,11 @@ class FunctionCodegen:
         self.frame_regs: set = set()         # "%SPL", "%SP" when used
         self.plans: dict = {}                # id(FunctionDef) -> plan.BodyPlan
         self.plan = None                     # the plan of the body being generated
+        self.call_params: list = []          # `.param` buffers of real call sequences
+        self.prototypes: list = []           # `.callprototype`s of indirect calls
+        self.call_count = 0
+        self.region_tag = None               # the inlined __noinline__ call being emitted
+        self.regions: dict = {}              # id(instr) -> its region tag (fuse_multiply_add)
         self.expr_dispatch = {
             A.IntLit: self.gen_literal, A.CharLit: self.gen_literal, A.BoolConst: self.gen_literal,
             A.FloatLit: self.gen_literal, A.Ident: self.gen_ident, A.Binary: self.gen_binary,
@@ -203,6 +208,8 @@ class FunctionCodegen:
         if guard is not None:
             uses[guard] = uses.get(guard, 0) + 1
         instrs.append(instr)
+        if self.region_tag is not None:
+            self.regions[id(instr)] = self.region_tag
         if defining and rank:
             self.rank_instruction(instr)
         return instr
@@ -310,9 +317,19 @@ class FunctionCodegen:
         fdef = fsym.definition
         params = []
         self.plan = self.plan_of(fdef)
+        is_func = not fsym.is_kernel
         for psym in fdef.param_symbols:
             name = f"{fsym.mangled}_param_{psym.index}"
             t = psym.type
+            if is_func:   # a .func: `.param .b32 name`, read with ld.param
+                ptype, load_type = _call_param_type(S.unqualified(t), psym)
+                params.append(ir.Param(ptype, name))
+                reg = self.new_reg(reg_class(t))
+                self.emit(f"ld.param.{load_type}", reg, ir.Address(ir.Symbol(name)))
+                self.param_loads[reg] = psym.index
+                self.ranks[reg] = 3 + psym.index
+                self.bind_initial(psym, reg)
+                continue
             if is_aggregate(t):  # a struct by value: bytes in the parameter space
                 params.append(ir.Param(".b8", name, align=S.alignof(t), array=S.sizeof(t)))
                 self.bind_initial(psym, MemRef(ir.Symbol(name), 0, "param", S.unqualified(t)))
@@ -331,12 +348,33 @@ class FunctionCodegen:
             if isinstance(t, S.PointerType):
                 self.kernel_pointers[reg] = t
             self.bind_initial(psym, value)
-        self.gen_body(fdef.body)
-        self.place(self.exit_label)
-        self.emit("ret")
-        directives = self.launch_bounds()
-        func = ir.Function(fsym.mangled, entry=True, visible=True, params=params, directives=directives,
-                           vars=self.vars)
+        if is_func:
+            ret_t = S.unqualified(fsym.type.ret)
+            return_params = []
+            result = None
+            if not isinstance(ret_t, S.VoidType):
+                ptype, store_type = _call_param_type(ret_t, fdef, "a result")
+                return_params.append(ir.Param(ptype, "func_retval0"))
+                result = self.new_var(ret_t)
+            self.returns.append((self.exit_label, result))
+            self.inline_stack.append(fsym)
+            self.gen_body(fdef.body)
+            self.place(self.exit_label)
+            if result is not None:
+                self.emit(f"st.param.{_store_type(ret_t)}", ir.Address(ir.Symbol("func_retval0")),
+                          self.load(result))
+            self.emit("ret")
+            func = ir.Function(fsym.mangled, entry=False, visible=False, params=params,
+                               return_params=return_params, vars=self.vars)
+        else:
+            self.gen_body(fdef.body)
+            self.place(self.exit_label)
+            self.emit("ret")
+            directives = self.launch_bounds()
+            func = ir.Function(fsym.mangled, entry=True, visible=True, params=params, directives=directives,
+                               vars=self.vars)
+        func.call_params = self.call_params
+        func.prototypes = self.prototypes
         self.finish_frame(func)
         run_passes(self, func)
         if self.frame_regs:
@@ -943,7 +981,16 @@ class FunctionCodegen:
             if isinstance(binding, (MemRef, RegAgg)):
                 return self.load(binding)
             return binding
+        if isinstance(sym, S.FunctionSymbol):
+            return self.function_address(sym, expr)
         raise self.unsupported(f"'{expr.name}' as a value", expr)
+
+    def function_address(self, sym: S.FunctionSymbol, node) -> VReg:
+        """A function pointer: `mov.u64 %rd, _Z6op_addii` (the function is a .func)."""
+        if sym.definition is None or sym.builtin is not None:
+            raise self.unsupported(f"the address of '{sym.name}', which has no definition", node)
+        self.module.want_func(sym)
+        return self.op("mov.u64", "rd", ir.Symbol(sym.mangled))
 
     def binding(self, sym: S.VarSymbol, node):
         """What a variable is bound to: a value, a VarRef, a RegAgg or a MemRef."""
@@ -1145,6 +1192,8 @@ class FunctionCodegen:
     def gen_unary(self, expr: A.Unary):
         op = expr.op
         if op == "*":
+            if isinstance(expr.type, S.FunctionType):   # `(*fp)(x)`: the function is the pointer
+                return self.gen_expr(expr.operand)
             return self.load(self.gen_lvalue(expr))
         if op == "&":
             return self.address_of(expr.operand)
@@ -1332,6 +1381,8 @@ class FunctionCodegen:
         return value
 
     def address_of(self, operand: A.Expr):
+        if isinstance(operand, A.Ident) and isinstance(operand.symbol, S.FunctionSymbol):
+            return self.function_address(operand.symbol, operand)
         lv = self.gen_lvalue(operand)
         if isinstance(lv, (VarRef, RegAgg, _ConstRef)):
             # plan.py kept the variable in registers: the pointer only reaches `*p` in
@@ -1677,7 +1728,7 @@ class FunctionCodegen:
         src, dst = S.unqualified(src), S.unqualified(dst)
         if src == dst or value is None:
             return value
-        if isinstance(src, (S.PointerType, S.ArrayType)) and isinstance(dst, S.PointerType):
+        if isinstance(src, (S.PointerType, S.ArrayType, S.FunctionType)) and isinstance(dst, S.PointerType):
             return value
         if isinstance(value, ir.Imm):
             if isinstance(dst, S.PointerType):
@@ -1731,13 +1782,71 @@ class FunctionCodegen:
     # ---- calls -----------------------------------------------------------------------
     def gen_call(self, expr: A.Call, want_value: bool = True):
         callee = expr.callee
+        if callee is None:   # through a function pointer
+            target = self.gen_expr(expr.func)
+            if not isinstance(target, VReg):
+                raise self.unsupported("calling a constant function pointer", expr)
+            ftype = S.unqualified(expr.func.type).pointee
+            return self.real_call(target, ftype, expr)
         if callee.builtin is not None:
             return self.gen_builtin(callee, expr, want_value)
+        if callee in self.module.recursive:
+            self.module.want_func(callee)
+            return self.real_call(ir.Symbol(callee.mangled), callee.type, expr)
         if callee.definition is None:
             raise self.unsupported(f"calling '{callee.name}', which has no definition", expr)
         if callee in self.inline_stack:
             raise self.unsupported(f"recursive call of '{callee.name}'", expr)
         return self.inline(callee, expr)
+
+    def real_call(self, target, ftype: S.FunctionType, expr: A.Call):
+        """A call that stays a call, in NVVM's sequence: arguments stored to `.param`
+        buffers, `call.uni (retval), f, (params)` (or, through a pointer, `call (retval),
+        %rd, (params), prototype`), the result loaded from its buffer."""
+        values = [self.gen_expr(a) for a in expr.args]
+        self.call_count += 1
+        n = self.call_count
+        arg_names, proto_params = [], []
+        for k, (value, arg) in enumerate(zip(values, expr.args)):
+            t = S.unqualified(arg.type)
+            ptype, _ = _call_param_type(t, arg, "an argument")
+            if isinstance(value, RegPointer) or isinstance(value, (MemRef, RegAgg, AggValue)):
+                raise self.unsupported("this argument of a call that is not inlined", arg)
+            if isinstance(value, VarRef):
+                value = value.reg
+            if isinstance(t, S.PointerType) and isinstance(value, VReg):
+                space = self.pointer_info(value).space
+                if space not in ("generic", "global", "local", "const"):
+                    raise self.unsupported(f"passing a {space} pointer to a call that is not inlined", arg)
+                value = self.to_generic(value)
+            name = f"__s{n}_param{k}"
+            self.call_params.append(ir.Param(ptype, name))
+            arg_names.append(ir.Symbol(name))
+            proto_params.append(ir.Param(ptype, "_"))
+            self.emit(f"st.param.{_store_type(t)}", ir.Address(ir.Symbol(name)), value)
+        ret_t = S.unqualified(ftype.ret)
+        returns, proto_returns = [], []
+        if not isinstance(ret_t, S.VoidType):
+            ptype, _ = _call_param_type(ret_t, expr, "a result")
+            name = f"__s{n}_retval0"
+            self.call_params.append(ir.Param(ptype, name))
+            proto_returns.append(ir.Param(ptype, "_"))
+            returns.append(ir.Symbol(name))
+        operands = [ir.OperandList(tuple(returns))] if returns else []
+        operands += [target, ir.OperandList(tuple(arg_names))]
+        if isinstance(target, VReg):
+            proto = f"prototype_{n}"
+            self.prototypes.append(ir.CallPrototype(proto, proto_returns, proto_params))
+            operands.append(ir.Symbol(proto))
+            self.emit("call", *operands)
+        else:
+            self.emit("call.uni", *operands)
+        self.clobber_memory("all")
+        if not returns:
+            return None
+        dst = self.new_reg(reg_class(ret_t))
+        self.emit(f"ld.param.{_store_type(ret_t)}", dst, ir.Address(returns[0]))
+        return dst
 
     def inline(self, callee: S.FunctionSymbol, expr: A.Call):
         args = [self.gen_expr(a) for a in expr.args]
@@ -1745,11 +1854,17 @@ class FunctionCodegen:
         outer_plan = self.plan
         self.plan = self.plan_of(fdef)
         self.inline_stack.append(callee)
+        outer_tag = self.region_tag
+        if callee.inline == "__noinline__":
+            # Inlined anyway, but floating-point products do not fuse across its
+            # boundary, as they cannot across the call NVVM keeps.
+            self.region_tag = object()
         try:
             for psym, value in zip(fdef.param_symbols, args):
                 self.bind_initial(psym, value)
             return self.inline_body(callee, fdef)
         finally:
+            self.region_tag = outer_tag
             self.inline_stack.pop()
             self.plan = outer_plan
 
@@ -1790,9 +1905,38 @@ class FunctionCodegen:
         if handler is None:
             if name in mathlib.SIGNATURES:
                 args = [self.gen_expr(a) for a in expr.args]
+                if name in _FOLDED_APPROX and isinstance(args[0], ir.Imm) and math.isfinite(args[0].value):
+                    # NVVM folds the intrinsic of a constant to the correctly rounded value
+                    return ir.Imm(f32_bits(_FOLDED_APPROX[name](args[0].value)), ".f32")
                 return mathlib.instantiate(self, name, args)
             raise self.unsupported(f"the builtin function '{callee.name}' in device code", expr)
         return handler(self, expr, t, want_value)
+
+
+_FOLDED_APPROX = {"__sinf": math.sin, "__cosf": math.cos}
+
+
+def _call_param_type(t: S.Type, node, what: str = "a parameter") -> tuple[str, str]:
+    """A .func parameter's (or result's) `.param` type and its ld.param type, as NVVM
+    writes them: `.b32` read as u32/f32, `.b64` read as u64/f64."""
+    t = S.unqualified(t)
+    if isinstance(t, S.FloatType):
+        return (".b64", "f64") if t.size == 8 else (".b32", "f32")
+    if isinstance(t, (S.PointerType, S.ArrayType)):
+        return ".b64", "u64"
+    if isinstance(t, (S.IntType, S.EnumType)) and S.sizeof(t) >= 4 and not (isinstance(t, S.IntType) and t.name == "bool"):
+        return (".b64", "u64") if S.sizeof(t) == 8 else (".b32", "u32")
+    raise Unsupported(f"{what} of type '{t}' in a call that is not inlined", getattr(node, "loc", None))
+
+
+def _store_type(t: S.Type) -> str:
+    """st.param / ld.param type of a call's argument or result."""
+    t = S.unqualified(t)
+    if isinstance(t, S.FloatType):
+        return "f64" if t.size == 8 else "f32"
+    if isinstance(t, (S.PointerType, S.ArrayType)) or S.sizeof(t) == 8:
+        return "b64"
+    return "b32"
 
 
 def _split_constant_offset(index: A.Expr):
@@ -1980,6 +2124,39 @@ class ModuleCodegen:
         self.deref_cache: dict = {}                   # plan.deref_only's answers
         self.diagnostics: list[Diagnostic] = []
         self.loop_pragmas = loop_pragmas(list(pragmas), self.loop_lines()) if pragmas else {}
+        self.recursive = self.recursive_functions()
+        self.wanted: dict = {}                        # FunctionSymbol -> True: emitted as .func
+
+    def recursive_functions(self) -> set:
+        """__device__ functions on a cycle of the call graph: they stay calls (.func)."""
+        graph: dict = {}
+        for fsym in self.analyzer.functions:
+            if fsym.definition is None or not fsym.on_device or fsym.is_kernel:
+                continue
+            callees, stack = set(), [fsym.definition.body]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, A.Call) and node.callee is not None and node.callee.builtin is None \
+                        and node.callee.definition is not None:
+                    callees.add(node.callee)
+                stack.extend(children(node))
+            graph[fsym] = callees
+        out = set()
+        for start in graph:
+            seen, stack = set(), list(graph[start])
+            while stack:
+                f = stack.pop()
+                if f is start:
+                    out.add(start)
+                    break
+                if f in seen:
+                    continue
+                seen.add(f)
+                stack.extend(graph.get(f, ()))
+        return out
+
+    def want_func(self, fsym: S.FunctionSymbol) -> None:
+        self.wanted[fsym] = True
 
     def loop_lines(self) -> list[int]:
         lines = []
@@ -2027,30 +2204,63 @@ class ModuleCodegen:
 
     def generate(self) -> ir.Module:
         module = ir.Module(version=self.ptx_version, target=self.arch, address_size=64)
+        # Functions that stay calls (recursive ones, those whose address is taken) are
+        # .funcs, in source order before the kernels, as NVVM writes them.
+        funcs = [f for f in self.analyzer.functions if f.definition is not None and f.on_device
+                 and not f.is_kernel and (f in self.recursive or f.address_taken)]
         index = 0
+        for fsym in funcs:
+            func = self.generate_function(fsym, index)
+            if func is not None:
+                module.functions.append(func)
+                index += 1
         for fsym in self.analyzer.functions:
             if not fsym.is_kernel or fsym.definition is None:
                 continue
-            try:
-                func = FunctionCodegen(self, fsym, index).generate()
-            except Unsupported as exc:
-                loc = exc.loc or fsym.loc
-                line, col = loc if loc and loc[0] > 0 else fsym.loc
-                self.diagnostics.append(Diagnostic(f"unsupported feature: {exc.feature}",
-                                                   SourceLoc(self.filename, line, col)))
-                continue
-            except Exception as exc:  # a bug in ptxc, not in the user's code: say so plainly
-                if os.environ.get("PTXC_TRACEBACK"):
-                    raise
-                self.diagnostics.append(Diagnostic(
-                    f"internal error in ptxc's code generator ({type(exc).__name__}: {exc}); "
-                    "please report it (PTXC_TRACEBACK=1 shows the traceback)",
-                    SourceLoc(self.filename, *fsym.loc)))
-                continue
-            module.functions.append(func)
-            index += 1
+            func = self.generate_function(fsym, index)
+            if func is not None:
+                module.functions.append(func)
+                index += 1
+        if funcs:
+            module.functions[:0] = self.forward_declarations(module.functions)
         module.globals = list(self.globals.values()) + list(self.extern_shared.values())
         return module
+
+    def forward_declarations(self, functions: list) -> list:
+        """`.func (...) f(...);` for each .func used (called, or its address taken) before
+        its definition; a function may name itself."""
+        position = {f.name: k for k, f in enumerate(functions) if not f.entry}
+        needed = []
+        for k, func in enumerate(functions):
+            for instr in func.body:
+                for op in getattr(instr, "operands", ()):
+                    if op.__class__ is ir.Symbol and position.get(op.name, -1) > k and op.name not in needed:
+                        needed.append(op.name)
+        out = []
+        for name in needed:
+            f = functions[position[name]]
+            out.append(ir.Function(f.name, entry=False, visible=False, defined=False, params=list(f.params),
+                                   return_params=list(f.return_params)))
+        return out
+
+    def generate_function(self, fsym: S.FunctionSymbol, index: int):
+        try:
+            func = FunctionCodegen(self, fsym, index).generate()
+        except Unsupported as exc:
+            loc = exc.loc or fsym.loc
+            line, col = loc if loc and loc[0] > 0 else fsym.loc
+            self.diagnostics.append(Diagnostic(f"unsupported feature: {exc.feature}",
+                                               SourceLoc(self.filename, line, col)))
+            return None
+        except Exception as exc:  # a bug in ptxc, not in the user's code: say so plainly
+            if os.environ.get("PTXC_TRACEBACK"):
+                raise
+            self.diagnostics.append(Diagnostic(
+                f"internal error in ptxc's code generator ({type(exc).__name__}: {exc}); "
+                "please report it (PTXC_TRACEBACK=1 shows the traceback)",
+                SourceLoc(self.filename, *fsym.loc)))
+            return None
+        return func
 
 
 def global_initializer(sym: S.VarSymbol, t: S.Type) -> list | None:

@@ -360,9 +360,9 @@ def _writes(node, sym) -> bool:
     return False
 
 
-def body_cost(node) -> int:
+def body_cost(node, _active: frozenset = frozenset()) -> int:
     """Roughly the instructions `node` becomes: its operations, with inner loops that
-    unroll counted once per iteration."""
+    unroll counted once per iteration (a recursive callee's body counted once)."""
     cost = 0
     stack = [node]
     while stack:
@@ -372,8 +372,8 @@ def body_cost(node) -> int:
             cost += 1
         if isinstance(node, A.Call):
             callee = node.callee
-            if callee is not None and callee.definition is not None:
-                cost += body_cost(callee.definition.body)
+            if callee is not None and callee.definition is not None and callee not in _active:
+                cost += body_cost(callee.definition.body, _active | {callee})
         stack.extend(children(node))
     return cost
 

@@ -403,6 +403,7 @@ class FunctionSymbol:
     mangled: str = ""
     launch_bounds: list = field(default_factory=list)
     inline: str | None = None     # "__forceinline__", "__noinline__", ...
+    address_taken: bool = False   # used as a value in device code (a function pointer)
 
     def __repr__(self) -> str:
         return f"FunctionSymbol({self.name!r}, {type_name(self.type)!r})"
@@ -1160,9 +1161,26 @@ class Analyzer:
             expr.type = sym.type if sym.type is not CUDA_MEMCPY_KIND and sym.type is not CUDA_ERROR else sym.type
         elif isinstance(sym, FunctionSymbol):
             expr.type = sym.type
+            self.function_designator(sym, expr.loc)
         elif isinstance(sym, Overloads):
             expr.type = sym.candidates[0].type
         return expr
+
+    def function_designator(self, sym: "FunctionSymbol", loc) -> None:
+        """A function named other than as a direct call's callee: in device code its
+        address is taken, so it must be a __device__ function codegen can emit."""
+        caller = self.function
+        if caller is None or not caller.on_device:
+            return
+        if sym.builtin is not None:
+            self.fail(f"unsupported feature: the address of the builtin function '{sym.name}'", loc)
+        if sym.is_kernel:
+            self.fail(f"unsupported feature: the address of the __global__ function '{sym.name}' in device code",
+                      loc)
+        if not sym.on_device:
+            self.fail(f"a __host__ function(\"{sym.name}\") cannot be used as a function pointer in a "
+                      f"{'__global__' if caller.is_kernel else '__device__'} function(\"{caller.name}\")", loc)
+        sym.address_taken = True
 
     def check_int_lit(self, expr: A.IntLit) -> A.Expr:
         text = expr.text.lower()
@@ -1276,6 +1294,10 @@ class Analyzer:
         op = expr.op
         if op == "&":
             operand = self.check_expr(expr.operand)
+            if isinstance(operand, A.Ident) and isinstance(operand.symbol, FunctionSymbol):
+                expr.operand = operand
+                expr.type = PointerType(operand.type)
+                return expr
             if not self.is_lvalue(operand):
                 self.fail("cannot take the address of an rvalue", expr.loc)
             root = operand
@@ -1492,6 +1514,8 @@ class Analyzer:
 
     def check_call(self, expr: A.Call) -> A.Expr:
         args = [self.operand(a) for a in expr.args]
+        if self.is_indirect_callee(expr.func):
+            return self.check_indirect_call(expr, args)
         callee = self.resolve_callee(expr.func, args, expr.loc)
         expr.func.symbol = callee
         expr.func.type = callee.type
@@ -1502,6 +1526,30 @@ class Analyzer:
         expr.args = self.convert_args(callee, args, expr.loc)
         expr.callee = callee
         expr.type = callee.type.ret
+        return expr
+
+    def is_indirect_callee(self, func: A.Expr) -> bool:
+        """A call through a pointer: the callee is not a function's (or overload set's) name."""
+        if not isinstance(func, A.Ident):
+            return True
+        sym = self.scope.lookup(func.name)
+        return isinstance(sym, VarSymbol) and isinstance(sym.type, PointerType) \
+            and isinstance(sym.type.pointee, FunctionType)
+
+    def check_indirect_call(self, expr: A.Call, args: list[A.Expr]) -> A.Expr:
+        func = self.operand(expr.func)
+        t = unqualified(func.type)
+        if not (isinstance(t, PointerType) and isinstance(t.pointee, FunctionType)):
+            self.fail(f"called object type '{func.type}' is not a function or function pointer", expr.func.loc)
+        ftype = t.pointee
+        params = ftype.params
+        if len(args) != len(params):
+            few = "few" if len(args) < len(params) else "many"
+            self.fail(f"too {few} arguments to function call, expected {len(params)}, have {len(args)}", expr.loc)
+        expr.args = [self.convert_assign(a, p, "passing argument") for a, p in zip(args, params)]
+        expr.func = func
+        expr.callee = None
+        expr.type = ftype.ret
         return expr
 
     def check_call_space(self, callee: FunctionSymbol, loc) -> None:

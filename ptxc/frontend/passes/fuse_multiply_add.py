@@ -11,6 +11,9 @@ are NVPTX's own (checked against nvcc 13.5):
   `sub` never fuses.
 * integers: a `mul.lo` used only by that one `add` becomes `mad.lo`.
 * what is left of `x * 2.0` becomes `x + x`.
+* a float product never fuses across the boundary of an inlined `__noinline__`
+  function (cg.regions): NVVM keeps that call, so nothing fuses across it; such a
+  product becomes `mul.rn` so that ptxas does not contract it either.
 
 Expects: instructions from mathlib (cg.frozen) keep their exact form; products are
 single-definition temporaries.  Guarantees: fused adds keep their destination and
@@ -26,6 +29,7 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
     if not cg.multiplies:
         return
     frozen = cg.frozen
+    regions = cg.regions
     users = _users(cg)
     for block in cg.blocks:
         instrs = block.instrs
@@ -43,6 +47,8 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                     fused = _fused_opcode(mul.opcode, instr.opcode)
                     if fused is None or id(mul) in frozen or not _may_fuse(mul, product, users, block, fused):
                         continue
+                    if regions and fused.startswith("fma") and regions.get(id(mul)) is not regions.get(id(instr)):
+                        continue
                     instrs[pos] = ir.Instr(fused, [instr.operands[0], mul.operands[1], mul.operands[2],
                                                    instr.operands[3 - k]])
                     users[product].remove(instr)
@@ -53,6 +59,14 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                 defs_at[instrs[pos].operands[0]] = pos
         if removed:
             block.instrs = [i for k, i in enumerate(instrs) if k not in removed]
+        if regions:
+            # A product read across an inlined __noinline__ boundary must not be
+            # contracted by ptxas either: `mul.rn` (what NVVM writes to forbid it).
+            for instr in block.instrs:
+                if instr.opcode in ("mul.f32", "mul.f64") and any(
+                        regions.get(id(u)) is not regions.get(id(instr))
+                        for u in users.get(instr.operands[0], ())):
+                    instr.opcode = "mul.rn." + instr.opcode[4:]
         for instr in block.instrs:
             # What is left of x * 2.0 becomes x + x (DAGCombiner's visitFMUL), after
             # fusion had its chance at the multiply (fma(x, 2.0, y) is not x + x + y).
