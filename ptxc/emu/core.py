@@ -223,6 +223,51 @@ def _sreg(sid, t, lane, bx, by, cx, cy, cz, nthreads, clock):
 
 
 @njit(cache=True)
+def _vmm(a, b, use_min, unsigned, bits):
+    """min (use_min) or max of two `bits`-wide integers, signed unless `unsigned`."""
+    x, y = a, b
+    if not unsigned:
+        top = np.int64(1) << (bits - 1)
+        if x >= top:
+            x -= top << 1
+        if y >= top:
+            y -= top << 1
+    if use_min:
+        return a if x <= y else b
+    return a if x >= y else b
+
+
+@njit(cache=True)
+def _vint1(a, b, c, use_min, mod, bits):
+    """One lane (32 bits) or one half (16 bits) of VIADD / VIMNMX / VIMNMX3 / VIADDMNMX:
+    operands are `bits`-wide patterns, additions wrap, .RELU clamps at 0 (signed)."""
+    m = (np.int64(1) << bits) - 1
+    kind = mod & 3
+    unsigned = (mod & M_U32) != 0
+    if kind == V_ADD:
+        return (a + b) & m
+    if kind == V_MNMX:
+        r = _vmm(a, b, use_min, unsigned, bits)
+    elif kind == V_MNMX3:
+        r = _vmm(_vmm(a, b, use_min, unsigned, bits), c, use_min, unsigned, bits)
+    else:
+        r = _vmm((a + b) & m, c, use_min, unsigned, bits)
+    if (mod & V_RELU) and r >= (np.int64(1) << (bits - 1)):
+        r = np.int64(0)
+    return r
+
+
+@njit(cache=True)
+def _vneg(x, f, halves):
+    """An operand's `-` (two's complement) of the whole word, or of each half."""
+    if not (f & FL_NEG):
+        return x & M32
+    if halves:
+        return ((-(x >> 16)) & 0xFFFF) << 16 | ((-x) & 0xFFFF)
+    return (-x) & M32
+
+
+@njit(cache=True)
 def _half(x, sel, hi):
     """f16 bits of one half of operand x under selector sel (hi: the upper lane)."""
     if sel == SEL_H0H0:
@@ -550,7 +595,11 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                             e = hz[pc, HZ_W + k]
                             u = e & 1023
                             if hz_rsb[w, u] != 0:
-                                _hz_record(hz_out, hz_count, pc, u, HZ_WAR, hz_rsrc[w, u], 0, 0)
+                                # an overwrite queued behind the reader on one in-order queue
+                                # (SHFL after SHFL) cannot land before the read
+                                q = hz[pc, HZ_Q]
+                                if q < 0 or hz[hz_rsrc[w, u], HZ_Q] != q:
+                                    _hz_record(hz_out, hz_count, pc, u, HZ_WAR, hz_rsrc[w, u], 0, 0)
                                 hz_rsb[w, u] = 0
                             if var != 0:
                                 hz_sb[w, u] = (np.int64(1) << wbar) if wbar != 7 else 0
@@ -784,6 +833,23 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                 OUT[0, lane] = a if less else b
                             else:
                                 OUT[0, lane] = b if less else a
+                    elif op == OP_VINT:
+                        # sm_90: VIADD a, b / VIMNMX a, b, p / VIMNMX3 a, b, c, p / VIADDMNMX a, b, c, p
+                        kind = mod & 3
+                        halves = (mod & V_16X2) != 0
+                        psrc = 2 if kind == V_MNMX else 3
+                        for lane in range(32):
+                            if (emask >> lane) & 1:
+                                a = _vneg(SRC[0, lane], f0, halves)
+                                b = _vneg(SRC[1, lane], f1, halves)
+                                c = _vneg(SRC[2, lane], f2, halves) if kind >= V_MNMX3 else np.int64(0)
+                                use_min = kind != V_ADD and SRC[psrc, lane] != 0
+                                if halves:
+                                    r = _vint1(a & 0xFFFF, b & 0xFFFF, c & 0xFFFF, use_min, mod, 16) | \
+                                        _vint1(a >> 16, b >> 16, c >> 16, use_min, mod, 16) << 16
+                                else:
+                                    r = _vint1(a, b, c, use_min, mod, 32)
+                                OUT[0, lane] = r
                     elif op == OP_IABS or op == OP_POPC or op == OP_FLO or op == OP_BREV:
                         for lane in range(32):
                             if (emask >> lane) & 1:
@@ -866,6 +932,10 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                 x = _sreg(sid, tb + lane, lane, bx, by, cx, cy, cz, nthreads, steps)
                                 if op == OP_CS2R and (sid == 13 or sid == 23 or sid == 15):
                                     x = steps
+                                elif sid == 19:           # SR_SWINHI: the shared window's high word
+                                    x = swin >> 32
+                                elif sid == 20:           # SR_SWINLO
+                                    x = swin & M32
                                 OUT[0, lane] = x & M32
                                 OUT[1, lane] = (x >> 32) & M32 if op == OP_CS2R else 0
                     elif op == OP_B2R:
@@ -1463,7 +1533,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                             for lane in range(32):
                                 if (emask >> lane) & 1 and SRC[0, lane]:
                                     taken |= np.int64(1) << lane
-                        elif mod & M_CONV:
+                        elif mod & (M_CONV | M_DIV):
                             want = SRC[0, 0]
                             if f0 & FL_INV:
                                 want = ~want & M32
@@ -1471,7 +1541,9 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                             for lane in range(32):
                                 if status[tb + lane] == ST_EXITED or status[tb + lane] == ST_ABSENT:
                                     exited |= np.int64(1) << lane
-                            if (want & ~exited & ~mask) != 0:
+                            # converged: every live lane of the mask runs in this group
+                            diverged = (want & ~exited & ~mask) != 0
+                            if diverged == ((mod & M_CONV) != 0):
                                 taken = np.int64(0)
                         target = prog[pc, F_AUX2]
                         if taken == mask:

@@ -6,16 +6,39 @@ allocation ever uses, so an access just past the end of a buffer is caught as ou
 bounds (compute-sanitizer pads allocations the same way).  Freed ranges are not reused,
 which keeps addresses reproducible run to run.
 
-A launch (`Device.launch`) builds what the driver would for sm_89 - the parameter
-buffer, constant bank 0 and a QMD-like descriptor - and hands them to the jitted core
-(core.run_grid).  Constant bank 0:
+A module runs on the architecture its cubin names (ELF e_flags): sm_89 (Ada) or sm_90
+(Hopper, the H200); the instruction table, constant bank 0, the shared-memory limit and
+the hazard checker's latency table follow it (ARCHS).  Any other arch is refused at
+load with a LaunchError.
 
-    0x000 blockDim.x, .y, .z      0x00c gridDim.x, .y, .z
-    0x018 shared window (64-bit generic address of shared offset 0)
-    0x020 local window (64-bit generic address of local offset 0)
-    0x028 stack base: the top of each thread's local memory (R1 starts here)
-    0x118 global memory descriptor (64-bit, opaque: the emulator ignores its value)
-    0x160 kernel parameters at their KPARAM_INFO offsets (PARAM_CBANK from the cubin)
+A launch (`Device.launch`) builds what the driver would - the parameter buffer,
+constant bank 0 and a QMD-like descriptor - and hands them to the jitted core
+(core.run_grid).  Constant bank 0, the slots nvcc's code reads (measured over every
+testsuite kernel: `cuobjdump -sass | grep 'c\[0x0\]'`):
+
+    sm_89  sm_90
+    0x000  0x000  blockDim.x, .y, .z (sm_90 reads .x as `LDC R9, c[0x0][RZ]`)
+    0x00c  0x00c  gridDim.x, .y, .z
+    0x018  0x018  shared window: 64-bit generic address of shared offset 0 (sm_89's
+                  code reads it for generic shared pointers; sm_90's takes the high
+                  word from SR_SWINHI instead and never reads this slot)
+    0x020  0x020  local window (64-bit generic address of local offset 0; an
+                  assumption: no nvcc code of either arch reads it)
+    0x028  0x028  stack base: the top of each thread's local memory (R1 starts here;
+                  sm_90: `LDC R1, c[0x0][0x28]`)
+    0x118  0x208  global memory descriptor (64-bit, opaque: `ULDC.64 UR4, c[0x0][...]`,
+                  the `desc[UR4]` of .E accesses; the emulator ignores its value)
+    0x160  0x210  kernel parameters at their KPARAM_INFO offsets (the base from the
+                  cubin's PARAM_CBANK record)
+
+Shared memory on sm_90: the kernel's `.nv.shared.<k>` window starts with a 1 KiB area
+the driver reserves (`.nv.shared.reserved.0`), so its size counts it (a 1 KiB array:
+0x800) and the variables, then the dynamic shared memory, follow it.  Code forms
+shared addresses as (SR_CgaCtaId << 24) + offset - the CTA's slot in its cluster's
+distributed shared window; a launch without clusters is a cluster of one CTA, so
+SR_CgaCtaId is 0 and the address is the offset.  Generic shared pointers are
+SR_SWINHI:offset.  The per-block limit is the opt-in maximum: 227 KiB of the kernel's
+own (static + dynamic) on sm_90 beside the reserved 1 KiB, 99 KiB on sm_89.
 """
 from __future__ import annotations
 
@@ -26,6 +49,7 @@ import numpy as np
 
 from ..cubin.reader import CubinError, read_cubin
 from ..sass.decode import decode_all
+from ..sass.table import load as load_table
 from . import isa as I
 from .program import Program, compile_program, resolve_cbanks
 
@@ -40,6 +64,22 @@ RED_ZONE = 512
 DEFAULT_STACK = 1024               # bytes of local memory per thread when ptxas cannot bound it
 MAX_BLOCK_THREADS = 1024
 MAX_SHARED = 99 * 1024             # sm_89 opt-in maximum per block
+
+
+@dataclass(frozen=True)
+class Arch:
+    """What differs between the architectures the emulator runs."""
+    name: str
+    descriptor: int               # constant-bank-0 offset of the global memory descriptor
+    params: int                   # default parameter base (PARAM_CBANK overrides)
+    max_shared: int               # per-block opt-in maximum of the kernel's own shared memory
+    reserved_shared: int          # bytes at the start of .nv.shared.<k> the driver reserves
+
+
+ARCHS = {
+    "sm_89": Arch("sm_89", 0x118, 0x160, MAX_SHARED, 0),
+    "sm_90": Arch("sm_90", 0x208, 0x210, 227 * 1024, 1024),
+}
 DEFAULT_MAX_STEPS = 100_000_000    # warp instructions per launch (about 20 s): --max-steps changes it
 SLICE = 2048                       # warp instructions before the next warp takes its turn
 
@@ -147,6 +187,10 @@ class Kernel:
     hazard_tables: object = None
 
     @property
+    def arch(self) -> Arch:
+        return self.module.arch
+
+    @property
     def params(self) -> list[tuple[int, int]]:
         return list(self.image.params)
 
@@ -179,6 +223,13 @@ class Module:
             raise LaunchError(f"{filename}: {err}", "load") from None
         self.filename = filename
         self.data = data
+        arch = self.cubin.arch
+        if arch not in ARCHS:
+            raise LaunchError(f"{filename}: the cubin is for {arch}; the emulator runs "
+                              f"{' and '.join(ARCHS)} cubins (compile with -arch=sm_89 or -arch=sm_90)",
+                              "load")
+        self.arch = ARCHS[arch]
+        table = load_table(arch)
         self.kernels: dict[str, Kernel] = {}
         self.banks: dict[int, bytearray] = {}          # module-wide constant banks
         for name, content in self.cubin.constant_banks.items():
@@ -193,7 +244,7 @@ class Module:
                 if name.endswith("." + image.name):
                     bank = int(name.split(".")[2].removeprefix("constant"))
                     banks[bank] = bytes(content)
-            program = compile_program(image.name, decode_all(image.text))
+            program = compile_program(image.name, decode_all(image.text, table=table))
             self.kernels[image.name] = Kernel(image.name, image, program, banks, self)
 
     def _place_globals(self, device) -> None:
@@ -268,7 +319,8 @@ def dim3(value) -> tuple:
 
 
 class Device:
-    """An sm_89 GPU: memory plus the launch machinery."""
+    """An sm_89 or sm_90 GPU (each module runs as its cubin's arch): memory plus the
+    launch machinery."""
 
     def __init__(self):
         self.memory = Memory()
@@ -305,12 +357,13 @@ class Device:
 
     def constant_bank0(self, kernel: Kernel, config: LaunchConfig, params: bytes) -> bytes:
         base = kernel.param_base
-        bank = bytearray(max(base + len(params), len(kernel.banks.get(0, b"")), 0x160))
+        arch = kernel.arch
+        bank = bytearray(max(base + len(params), len(kernel.banks.get(0, b"")), arch.params))
         bank[0:0x18] = struct.pack("<6I", *config.block, *config.grid)
         struct.pack_into("<Q", bank, 0x18, SHARED_WINDOW)
         struct.pack_into("<Q", bank, 0x20, LOCAL_WINDOW)
         struct.pack_into("<I", bank, 0x28, kernel.local_bytes())
-        struct.pack_into("<Q", bank, 0x118, GLOBAL_DESCRIPTOR)
+        struct.pack_into("<Q", bank, arch.descriptor, GLOBAL_DESCRIPTOR)
         bank[base:base + len(params)] = params
         return bytes(bank)
 
@@ -334,16 +387,23 @@ class Device:
     def check_config(self, kernel: Kernel, config: LaunchConfig) -> None:
         gx, gy, gz = config.grid
         bx, by, bz = config.block
+        arch = kernel.arch
         if min(config.grid) < 1 or min(config.block) < 1:
             raise LaunchError(f"invalid launch configuration: grid {config.grid}, block {config.block} "
                               "(every dimension must be at least 1)", "config")
         if gx >= 1 << 31 or gy > 65535 or gz > 65535:
-            raise LaunchError(f"grid {config.grid} exceeds sm_89's limits (2^31-1, 65535, 65535)", "config")
+            raise LaunchError(f"grid {config.grid} exceeds {arch.name}'s limits (2^31-1, 65535, 65535)", "config")
         if bx > 1024 or by > 1024 or bz > 64 or bx * by * bz > MAX_BLOCK_THREADS:
-            raise LaunchError(f"block {config.block} exceeds sm_89's limits (1024 threads, z <= 64)", "config")
-        shared = kernel.image.shared_size + config.shared
-        if shared > MAX_SHARED:
-            raise LaunchError(f"{shared} bytes of shared memory per block exceed sm_89's {MAX_SHARED}", "config")
+            raise LaunchError(f"block {config.block} exceeds {arch.name}'s limits (1024 threads, z <= 64)", "config")
+        # the kernel's own shared memory: its window less the area the driver reserves
+        # (sm_90's .nv.shared.<k> counts it), plus the launch's dynamic bytes
+        static = kernel.image.shared_size
+        own = max(static - arch.reserved_shared, 0) if static else 0
+        shared = own + config.shared
+        if shared > arch.max_shared:
+            reserved = f" (beside the {arch.reserved_shared} bytes the driver reserves)" if arch.reserved_shared else ""
+            raise LaunchError(f"{shared} bytes of shared memory per block exceed {arch.name}'s "
+                              f"{arch.max_shared}{reserved}", "config")
         if kernel.image.max_threads and bx * by * bz > int(np.prod(kernel.image.max_threads)):
             raise LaunchError(f"block of {bx * by * bz} threads exceeds the kernel's __launch_bounds__ "
                               f"{kernel.image.max_threads}", "config")
@@ -378,7 +438,8 @@ class Device:
         out(f"  constant bank 0 ({len(bank0)} bytes):")
         labels = {0x0: "blockDim.x", 0x4: "blockDim.y", 0x8: "blockDim.z", 0xc: "gridDim.x",
                   0x10: "gridDim.y", 0x14: "gridDim.z", 0x18: "shared window", 0x20: "local window",
-                  0x28: "stack base", 0x118: "global descriptor", kernel.param_base: "parameters"}
+                  0x28: "stack base", kernel.arch.descriptor: "global descriptor",
+                  kernel.param_base: "parameters"}
         for off in range(0, len(bank0), 16):
             chunk = bank0[off:off + 16]
             if not any(chunk) and off not in labels and not any(off <= k < off + 16 for k in labels):

@@ -8,11 +8,14 @@ scheduler trusts the control codes for:
   (or after one that did).  Reading earlier is a `scoreboard` hazard;
 - a fixed-latency result may be read only when the stall counts issued since its
   producer add up to the latency the model gives for that producer, consumer and
-  operand role (ptxc/sass/sm_89_latencies.json through ptxc.sass.latency).  Reading
-  earlier is a `stall` hazard;
+  operand role (ptxc/sass/sm_89_latencies.json or sm_90_latencies.json, the cubin's
+  arch, through ptxc.sass.latency).  Reading earlier is a `stall` hazard;
 - an instruction that sets a read scoreboard (stores read their data late) must not
   have its source registers overwritten before that scoreboard is waited for: a `WAR`
-  hazard.
+  hazard - unless the overwriting instruction is queued behind the reader on one
+  in-order queue (a SHFL after a SHFL: both classes name the queue and complete in
+  order), which cannot write before the reader has read; the scheduler's rule too
+  (ptxc.lower.set_control_codes.queued_behind).
 
 Issue cycles count `max(stall, 1)` per instruction; a switch of the running lane group
 (divergence, a barrier) counts as a long wait, as it is on silicon.
@@ -57,13 +60,14 @@ def hazard_tables(kernel):
     if kernel.hazard_tables is not None:
         return kernel.hazard_tables
     from ..sass.latency import load
-    lt = load("sm_89")
+    lt = load(kernel.arch.name)
     instrs = kernel.program.instrs
     hz = np.zeros((len(instrs), I.HZ_COLS), dtype=np.int64)
-    classes, keys, roles = {}, {}, {}
+    classes, keys, roles, queues = {}, {}, {}, {}
     pending = []
     for i, (_addr, instr) in enumerate(instrs):
         hz[i, I.HZ_CLS] = -1
+        hz[i, I.HZ_Q] = -1
         if instr.op == "UNKNOWN":
             continue
         try:
@@ -75,6 +79,9 @@ def hazard_tables(kernel):
             continue
         hz[i, I.HZ_CLS] = classes.setdefault(cls, len(classes))
         hz[i, I.HZ_VAR] = 1 if variable else 0
+        info = lt.cls(cls)
+        queue = info.get("queue")
+        hz[i, I.HZ_Q] = queues.setdefault(queue, len(queues)) if queue and info.get("in_order_results") else -1
         nr = 0
         for read in reads:
             u = unit_index(read.unit)

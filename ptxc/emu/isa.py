@@ -51,7 +51,8 @@ MEM_BASE64 = 1 << 12          # [R2.64]
  OP_ATOM, OP_RED,
  OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_R2UR,
  OP_BRA, OP_EXIT, OP_CALL, OP_RET, OP_BSSY, OP_BSYNC, OP_BREAK, OP_BMOV, OP_WARPSYNC,
- OP_BAR, OP_KILL, OP_UNKNOWN, OP_R2P, OP_HMUL2, OP_BMSK, OP_QSPC) = range(76)
+ OP_BAR, OP_KILL, OP_UNKNOWN, OP_R2P, OP_HMUL2, OP_BMSK, OP_QSPC,
+ OP_VINT) = range(77)
 
 # Memory spaces of OP_ATOM / OP_RED / OP_LD / OP_ST.
 SPACE_GENERIC, SPACE_GLOBAL, SPACE_SHARED, SPACE_LOCAL = 0, 1, 2, 3
@@ -112,13 +113,21 @@ BAR_SYNC, BAR_ARV, BAR_RED_POPC, BAR_RED_AND, BAR_RED_OR = range(5)
 # BMOV: direction
 BMOV_TO_B, BMOV_FROM_B = 0, 1
 M_CLEAR = 4
-# BRA: .CONV (taken when the warp runs converged with the mask operand)
+# BRA: .CONV (taken when the warp runs converged with the mask operand); sm_90's .DIV
+# (taken when it does not: the slow path of a warp-synchronous operation)
 M_CONV = 1
+M_DIV = 4
 # BRX / JMX run as OP_CALL with this bit: an indirect jump (no return address)
 M_JUMP = 2
 # MOV variants handled by one operation
 M_UNIFORM_DST = 1 << 20       # the result goes to a uniform register (UMOV, UIADD3, ...)
 # PRMT modes are not modelled beyond the default (index) mode.
+# sm_90's integer ops (OP_VINT): VIADD a+b; VIMNMX mnmx(a, b); VIMNMX3 mnmx(a, b, c);
+# VIADDMNMX mnmx(a+b, c).  Kind in bits 0..1; M_U32 (bit 2) unsigned compares; the
+# last source (a predicate) picks min when true, max when false (as IMNMX's);
+# .RELU clamps the result at 0 (signed); .16x2 / .S16x2 / .U16x2 work on both halves.
+V_ADD, V_MNMX, V_MNMX3, V_ADDMNMX = 0, 1, 2, 3
+V_RELU, V_16X2 = 16, 32
 
 # ---- special registers ---------------------------------------------------------------------
 SPECIAL_REGS = {
@@ -129,6 +138,9 @@ SPECIAL_REGS = {
     "SR_GLOBALTIMERHI": 16, "SR_VIRTUALSMID": 17, "SR_NTID": 18, "SR_SWINHI": 19, "SR_SWINLO": 20,
     "SR_LMEMHIOFF": 21, "SR_VIRTID": 22, "SR_CLOCK": 23, "SR_WARPERRORSTATUS": 24,
     "SR_TID": 25, "PR": 26,
+    # sm_90: the CTA's rank in its cluster (CGA).  A launch without clusters is a cluster
+    # of one CTA: 0.  nvcc forms shared addresses as (SR_CgaCtaId << 24) + offset.
+    "SR_CgaCtaId": 27,
 }
 
 # ---- errors the core reports (err[0]) --------------------------------------------------------
@@ -151,6 +163,7 @@ WINDOW = 1 << 32       # size of the shared and local windows in the generic add
 # hazard units: R0..R255, P0..P7 at 256, UR0..UR63 at 264, UP0..UP7 at 328
 NUNITS = 336
 HZ_SB, HZ_STALL, HZ_WAR = 1, 2, 3
-# hazard table columns: consumer class, variable latency, reads (unit | role << 10), writes (unit | key << 10)
-HZ_CLS, HZ_VAR, HZ_NR, HZ_R, HZ_NW, HZ_W = 0, 1, 2, 3, 11, 12
-HZ_COLS = 16
+# hazard table columns: consumer class, variable latency, reads (unit | role << 10), writes (unit | key << 10),
+# the in-order queue the instruction's class belongs to (-1: none)
+HZ_CLS, HZ_VAR, HZ_NR, HZ_R, HZ_NW, HZ_W, HZ_Q = 0, 1, 2, 3, 11, 12, 16
+HZ_COLS = 17

@@ -165,7 +165,7 @@ def b_atom(space):
         if "F64" in mods:
             size, typ = 8, I.AT_F64
         bits = size | kind << I.AT_SHIFT | typ << I.AT_TYPE_SHIFT    # float atomics always flush subnormals
-        opid = I.OP_RED if op == "RED" else I.OP_ATOM
+        opid = I.OP_RED if op in ("RED", "REDG") else I.OP_ATOM
         return opid, bits | space << 16
     return build
 
@@ -211,6 +211,22 @@ def b_vote(op, mods):
 def b_redux(op, mods):
     kind = next((REDUX_OPS[t] for t in mods if t in REDUX_OPS), I.RX_AND)
     return I.OP_REDUX, kind | (I.M_RX_SIGNED if "S32" in mods else 0)
+
+
+def b_vint(kind):
+    """sm_90's VIADD / VIMNMX / VIMNMX3 / VIADDMNMX (isa.V_*)."""
+    def build(op, mods):
+        bits = kind
+        if "U32" in mods or "U16x2" in mods:
+            bits |= I.M_U32
+        if any(t in mods for t in ("16x2", "U16x2", "S16x2")):
+            bits |= I.V_16X2
+        if "RELU" in mods:
+            if bits & I.M_U32:
+                raise ProgramError(f"{op}.{'.'.join(mods)}: RELU of an unsigned min/max")
+            bits |= I.V_RELU
+        return I.OP_VINT, bits
+    return build
 
 
 def b_simple(opid, bits_of=None):
@@ -282,13 +298,24 @@ BUILDERS = {
     "SHFL": b_shfl, "VOTE": b_vote, "VOTEU": b_vote,
     "MATCH": b_simple(I.OP_MATCH, lambda m: I.MATCH_ALL if "ALL" in m else I.MATCH_ANY),
     "REDUX": b_redux, "R2UR": b_simple(I.OP_R2UR),
-    "BRA": b_simple(I.OP_BRA, lambda m: I.M_CONV if "CONV" in m else 0),
+    "BRA": b_simple(I.OP_BRA, lambda m: (I.M_CONV if "CONV" in m else 0) | (I.M_DIV if "DIV" in m else 0)),
     "EXIT": b_simple(I.OP_EXIT), "CALL": b_simple(I.OP_CALL), "RET": b_simple(I.OP_RET),
     "BRX": b_simple(I.OP_CALL, lambda m: I.M_JUMP), "JMX": b_simple(I.OP_CALL, lambda m: I.M_JUMP),
     "BSSY": b_simple(I.OP_BSSY), "BSYNC": b_simple(I.OP_BSYNC), "BREAK": b_simple(I.OP_BREAK),
     "BMOV": b_simple(I.OP_BMOV, lambda m: I.M_CLEAR if "CLEAR" in m else 0),
     "WARPSYNC": b_simple(I.OP_WARPSYNC), "BAR": b_bar, "KILL": b_simple(I.OP_KILL),
     "BPT": b_simple(I.OP_KILL, lambda m: 1),
+    # ---- sm_90 ----
+    "VIADD": b_vint(I.V_ADD), "VIMNMX": b_vint(I.V_MNMX), "VIMNMX3": b_vint(I.V_MNMX3),
+    "VIADDMNMX": b_vint(I.V_ADDMNMX),
+    "REDG": b_atom(I.SPACE_GLOBAL),                 # sm_89's RED on global memory
+    "CGAERRBAR": b_simple(I.OP_NOP),                # ERRBAR for the cluster: no errors pending here
+    # WARPSYNC.COLLECTIVE Rmask, end ... ENDCOLLECTIVE: the lanes of the mask synchronize
+    # (WARPSYNC's wait) and run the region up to ENDCOLLECTIVE as one group, then go on
+    # at `end` (the instruction after ENDCOLLECTIVE).  The min-PC scheduler already runs
+    # lanes that arrived together as one group through straight-line code, so the
+    # opening is WARPSYNC and the closing a NOP.  WARPSYNC.ALL waits for every lane.
+    "ENDCOLLECTIVE": b_simple(I.OP_NOP),
 }
 
 ALIASES = ("MOV", "IADD", "SHL")
@@ -430,7 +457,7 @@ def wide_slots(instr: Instr, mods: tuple) -> set:
         return {0}
     if op == "FRND" and "F64" in mods:
         return {0}
-    if op in ("ATOM", "ATOMG", "ATOMS", "RED") and any(t in mods for t in ("64", "F64", "S64", "U64")):
+    if op in ("ATOM", "ATOMG", "ATOMS", "RED", "REDG") and any(t in mods for t in ("64", "F64", "S64", "U64")):
         return {1, 2}       # 64-bit data (and compare) operands, whatever width the listing shows
     return set()
 
@@ -478,6 +505,8 @@ def fill_row(row: np.ndarray, addr: int, instr: Instr, nregs: int) -> None:
     srcs = list(instr.srcs)
     if instr.op in ("HADD2", "HFMA2"):
         srcs = _merge_half_immediates(srcs)
+    if instr.op == "WARPSYNC" and not srcs:          # WARPSYNC.ALL: the whole warp
+        srcs = [Imm(0xFFFFFFFF)]
     wide = wide_slots(instr, tuple(instr.mods))
     slot = 0
     for j, src in enumerate(srcs):
@@ -485,7 +514,7 @@ def fill_row(row: np.ndarray, addr: int, instr: Instr, nregs: int) -> None:
             _fill_mem(row, slot, src)
             # .E: a 64-bit global (or generic) address, whether or not it prints .64
             # (ATOMG.E.CAS prints [R4] for the pair R4:R5)
-            if "E" in instr.mods and instr.op in ("LDG", "STG", "ATOMG", "ATOM", "RED", "LD", "ST", "QSPC"):
+            if "E" in instr.mods and instr.op in ("LDG", "STG", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST", "QSPC"):
                 row[I.F_S + 3 * slot + 2] |= I.MEM_BASE64
         elif isinstance(src, Target):
             row[I.F_AUX2] = src.addr // 16
