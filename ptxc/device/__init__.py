@@ -6,6 +6,10 @@
     run = run_launches(gpu, image, launches, source, "vadd.cu")          # launches: // LAUNCH: lines
     run.buffers["c"], run.times_ms
 
+`ptxc run --device` runs a host program on it through host_gpu.HostGPU (the emulated
+GPU's interface for ptxc.host's interpreter); `ptxc check --device` compares two images'
+runs of a file's LAUNCH lines (ptxc/emu/cli.py).
+
 A cubin must be for the GPU's architecture (ArchMismatch otherwise: the H200 is sm_90);
 PTX text is compiled by the driver's JIT (which takes `.version` up to what the driver
 knows: 9.0 for driver 580).  Parameters are packed into one buffer at the offsets the
@@ -20,10 +24,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .driver_api import ArchMismatch, DeviceError, GPU, NoDevice, available, ptx_target
+from .driver_api import (ArchMismatch, DeviceError, DeviceTimeout, GPU, NoDevice, available, jit_ptx_version,
+                         ptx_target)
 
-__all__ = ["ArchMismatch", "DeviceError", "GPU", "NoDevice", "available", "Image", "cubin_image", "ptx_image",
-           "ptx_params", "GPURun", "run_launches"]
+__all__ = ["ArchMismatch", "DeviceError", "DeviceTimeout", "GPU", "NoDevice", "available", "jit_ptx_version",
+           "Image", "cubin_image", "ptx_image", "ptx_params", "GPURun", "run_launches", "find_kernel"]
 
 
 @dataclass
@@ -77,6 +82,8 @@ class GPURun:
     ulp: dict = field(default_factory=dict)          # name -> allowed ulps
     specs: dict = field(default_factory=dict)        # name -> launch_spec.Buffer
     times_ms: list = field(default_factory=list)     # per launch: mean milliseconds of one launch
+    launch_buffers: list = field(default_factory=list)   # per launch: the buffer keys it passes
+    kernels: list = field(default_factory=list)      # per launch: the kernel's name on the LAUNCH line
 
 
 def find_kernel(image: Image, name: str) -> str:
@@ -92,50 +99,74 @@ def find_kernel(image: Image, name: str) -> str:
 
 
 def run_launches(gpu: GPU, image: Image, launches: list, source: str, filename: str,
-                 repeat: int = 0) -> GPURun:
+                 repeat: int = 0, timeout: float | None = None) -> GPURun:
     """Run a kernel file's launches (ptxc.emu.launch_spec.parse_file) on `image`, then
-    read every buffer back.  With `repeat`, each launch is also timed over that many
-    further launches (after all launches ran once, so buffers are final before timing)."""
+    read every buffer back.  Buffers are bound and filled as ptxc.emu.specrun binds them
+    (the same name, type, length and initializer is the same buffer; otherwise a new one,
+    NAME@LINE), and a bad spec is the same SpecError.  With `repeat`, each launch is then
+    timed: one warm-up launch, then the mean of `repeat` launches between CUDA events
+    (after all launches ran once and the buffers were read, so results are final)."""
     from ..emu.launch_spec import Buffer, initial_contents, kernel_signatures, scalar_bytes
+    from ..emu.specrun import spec_error
     module = gpu.load_cubin(image.data, image.name, image.arch) if image.kind == "cubin" \
         else gpu.load_ptx(image.data, image.name)
     signatures = kernel_signatures(source, filename)
     run, addresses, bound, calls = GPURun(), {}, {}, []
     try:
         for launch in launches:
-            kernel = find_kernel(image, launch.kernel)
+            try:
+                kernel = find_kernel(image, launch.kernel)
+            except DeviceError as err:
+                raise spec_error(str(err), filename, launch, source=source) from None
             params = image.params[kernel]
             if len(launch.items) != len(params):
-                raise DeviceError(f"{filename}:{launch.line}: kernel '{launch.kernel}' takes {len(params)} "
-                                  f"argument(s); the LAUNCH line gives {len(launch.items)}")
+                raise spec_error(f"kernel '{launch.kernel}' takes {len(params)} argument(s); "
+                                 f"this line gives {len(launch.items)}", filename, launch, source=source)
             sig = signatures.get(launch.kernel)
             buffer = bytearray(max((o + s for o, s in params), default=0))
+            keys = []
             for position, (item, (offset, size)) in enumerate(zip(launch.items, params)):
                 kind = sig.params[position][1] if sig and position < len(sig.params) else None
                 if isinstance(item, Buffer):
+                    if size != 8 or kind not in (None, "pointer"):
+                        raise spec_error(f"'{item.name}' is a buffer but parameter {position + 1} of "
+                                         f"'{launch.kernel}' is not a pointer", filename, launch, item.col, source)
                     key = bound.get(item.name)
                     old = run.specs.get(key)
-                    if old is None or (old.type, old.count) != (item.type, item.count):
+                    if old is None or (old.type, old.count, old.init, old.args) != \
+                            (item.type, item.count, item.init, item.args):
                         key = item.name if key is None else f"{item.name}@{launch.line}"
                         data = initial_contents(item, launch.seed)
                         addresses[key] = gpu.alloc(item.nbytes)
                         gpu.upload(addresses[key], np.ascontiguousarray(data))
                         run.specs[key], run.initial[key], bound[item.name] = item, data, key
                     run.ulp[key] = max(run.ulp.get(key, 0), launch.ulp)
+                    keys.append(key)
                     value = addresses[key].to_bytes(8, "little")
                 else:
-                    value = scalar_bytes(item.text, size, None if kind is None else kind == "float")
+                    if kind == "pointer":
+                        raise spec_error(f"parameter {position + 1} of '{launch.kernel}' is a pointer: "
+                                         f"give a buffer (NAME=TYPE[COUNT]:INIT), not '{item.text}'",
+                                         filename, launch, item.col, source)
+                    try:
+                        value = scalar_bytes(item.text, size, None if kind is None else kind == "float")
+                    except (ValueError, OverflowError) as err:
+                        raise spec_error(str(err), filename, launch, item.col, source) from None
                 buffer[offset:offset + size] = value[:size]
             function = module.function(kernel)
-            gpu.launch(function, launch.grid, launch.block, bytes(buffer), launch.shared)
+            gpu.launch(function, launch.grid, launch.block, bytes(buffer), launch.shared, timeout=timeout)
             calls.append((function, launch, bytes(buffer)))
+            run.launch_buffers.append(keys)
+            run.kernels.append(launch.kernel)
         for key, spec in run.specs.items():
             out = np.empty(spec.count, spec.dtype)
             gpu.download(addresses[key], out)
             run.buffers[key] = out
         for function, launch, buffer in calls:
-            run.times_ms.append(gpu.launch(function, launch.grid, launch.block, buffer, launch.shared, repeat)
-                                if repeat else None)
+            if repeat:
+                gpu.launch(function, launch.grid, launch.block, buffer, launch.shared, timeout=timeout)  # warm-up
+            run.times_ms.append(gpu.launch(function, launch.grid, launch.block, buffer, launch.shared, repeat,
+                                           timeout=timeout) if repeat else None)
     finally:
         try:
             for address in addresses.values():

@@ -10,7 +10,10 @@ KPARAM_INFO records, timed by CUDA events.
 Every failure is a DeviceError with a sentence a user can act on: `no CUDA GPU available`
 when the bindings, the driver or a GPU are missing; an architecture mismatch when a cubin
 is for another SM than the GPU's; the PTX version the driver's JIT takes when it refuses
-the text's `.version`.
+the text's `.version` (jit_ptx_version gives the newest a driver takes); DeviceTimeout
+when a launch given a timeout has not ended by then (polling its end event: the GPU has
+no watchdog).  After a fault, recover() resets the primary context so that later
+launches can run.
 """
 from __future__ import annotations
 
@@ -33,6 +36,26 @@ class NoDevice(DeviceError):
 
 class ArchMismatch(DeviceError):
     """The cubin's architecture is not the GPU's."""
+
+
+class DeviceTimeout(DeviceError):
+    """A kernel did not finish within the time allowed.  The GPU has no watchdog: the
+    kernel keeps running until the process (and with it the context) ends, so the
+    caller's only way out is to exit."""
+
+
+# The newest PTX ISA each CUDA driver's JIT takes, by (major, minor) of the driver's CUDA
+# version (NVIDIA's PTX ISA release notes); a driver between two entries takes the lower.
+JIT_PTX_VERSIONS = {(11, 8): "7.8", (12, 0): "8.0", (12, 1): "8.1", (12, 2): "8.2", (12, 3): "8.3",
+                    (12, 4): "8.4", (12, 5): "8.5", (12, 8): "8.7", (12, 9): "8.8", (13, 0): "9.0"}
+
+
+def jit_ptx_version(driver_version: int) -> str:
+    """The `.version` to write in PTX for the JIT of a driver (cuDriverGetVersion's
+    number: 13000 is CUDA 13.0, whose JIT takes PTX 9.0)."""
+    key = (driver_version // 1000, driver_version % 1000 // 10)
+    known = [k for k in JIT_PTX_VERSIONS if k <= key]
+    return JIT_PTX_VERSIONS[max(known)] if known else JIT_PTX_VERSIONS[min(JIT_PTX_VERSIONS)]
 
 
 _DRIVER = None
@@ -146,12 +169,16 @@ class GPU:
         return f"{self.name} ({self.arch}, CUDA driver {v // 1000}.{v % 1000 // 10})"
 
     # -- modules --
-    def load_cubin(self, data: bytes, filename: str = "x.cubin", arch: str | None = None) -> Module:
-        """Load a cubin; `arch` (read from its header by the caller) is checked first so
-        that a mismatch says which architectures differ."""
+    def check_arch(self, arch: str | None, filename: str = "x.cubin") -> None:
+        """ArchMismatch, naming both, if a cubin for `arch` cannot run on this GPU."""
         if arch is not None and arch != self.arch:
             raise ArchMismatch(f"{filename}: the cubin is for {arch}, but the GPU ({self.name}) is {self.arch}; "
                                f"compile with -arch={self.arch}")
+
+    def load_cubin(self, data: bytes, filename: str = "x.cubin", arch: str | None = None) -> Module:
+        """Load a cubin; `arch` (read from its header by the caller) is checked first so
+        that a mismatch says which architectures differ."""
+        self.check_arch(arch, filename)
         d = self.driver
         err, handle = _load_data(d, bytes(data))
         if err == d.CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU:
@@ -195,10 +222,11 @@ class GPU:
 
     # -- launches --
     def launch(self, function: Function, grid: tuple, block: tuple, params: bytes, shared: int = 0,
-               repeat: int = 1) -> float:
+               repeat: int = 1, timeout: float | None = None) -> float:
         """Launch `repeat` times with the parameter buffer `params` (already laid out at
         the kernel's parameter offsets); returns the mean milliseconds of one launch, by
-        CUDA events around them.  Waits for the GPU to finish; a fault is a DeviceError."""
+        CUDA events around them.  Waits for the GPU to finish; a fault is a DeviceError;
+        with `timeout`, a kernel still running after that many seconds is DeviceTimeout."""
         d = self.driver
         buffer = ctypes.create_string_buffer(bytes(params), max(len(params), 1))
         size = ctypes.c_size_t(len(params))
@@ -212,6 +240,8 @@ class GPU:
                 _check(d, d.cuLaunchKernel(function.handle, *grid, *block, shared, 0, None,
                                            ctypes.addressof(extra)), f"launching {function.name}")
             _check(d, d.cuEventRecord(end, 0), "cuEventRecord")
+            if timeout is not None:
+                self._wait(end, timeout, function.name)
             _check(d, d.cuEventSynchronize(end), f"running {function.name}")
             ms = _check(d, d.cuEventElapsedTime(start, end), "cuEventElapsedTime")
         finally:
@@ -219,6 +249,42 @@ class GPU:
             d.cuEventDestroy(end)
         return ms / repeat
 
+    def _wait(self, event, timeout: float, name: str) -> None:
+        """Poll `event` until it completes, at most `timeout` seconds (cuEventSynchronize
+        would wait forever for a kernel that never ends)."""
+        import time
+        d = self.driver
+        deadline = time.monotonic() + timeout
+        pause = 1e-4
+        while True:
+            err = _result(d.cuEventQuery(event))[0]
+            if err != d.CUresult.CUDA_ERROR_NOT_READY:
+                return          # done, or failed: cuEventSynchronize reports which
+            if time.monotonic() > deadline:
+                raise DeviceTimeout(f"kernel {name} did not finish within {timeout:g} s "
+                                    "(a kernel that never ends? --timeout changes the limit)")
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
+
     def synchronize(self) -> None:
         d = self.driver
         _check(d, d.cuCtxSynchronize(), "cuCtxSynchronize")
+
+    def recover(self) -> None:
+        """After a failed launch: make the context usable again.  A fault (illegal
+        address, ...) is sticky: the primary context is reset, which frees every
+        allocation and unloads every module.  DeviceError if even that fails."""
+        d = self.driver
+        try:
+            self.synchronize()
+            return
+        except DeviceError:
+            pass
+        _check(d, d.cuDevicePrimaryCtxReset(self.device), "cuDevicePrimaryCtxReset")
+        self.context = _check(d, d.cuDevicePrimaryCtxRetain(self.device), "cuDevicePrimaryCtxRetain")
+        _check(d, d.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+        self.synchronize()
+
+
+def _result(result) -> tuple:
+    return result if isinstance(result, tuple) else (result,)

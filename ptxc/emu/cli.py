@@ -1,15 +1,28 @@
-"""`ptxc run` and `ptxc check`: the emulator's two commands (ptxc/cli.py registers them).
+"""`ptxc run` and `ptxc check`: the emulator's two commands (ptxc/cli.py registers them),
+and the same on a real GPU with --device.
 
     ptxc run prog.cu [--with=nvcc] [--trace-launch] [--max-steps=N] [--check-hazards]
     ptxc check kernels.cu [--max-steps=N] [--check-hazards] [--isolate]
+    ptxc run --device prog.cu [--with=nvcc | --nvcc-cubin=F] [--ptx [--ptx-version=V]] [-arch=A]
+    ptxc check --device kernels.cu [--ptx] [--nvcc-cubin=F] [--repeat=N] [-arch=A]
 
-Both return an exit status and print errors as `file:line:col: error: ...` (or the
-emulator's sanitizer report), never a traceback; numba is imported only when a kernel
-is about to run.
+With --device the kernels run on the first CUDA GPU through the driver API (ptxc.device;
+host code is still interpreted, with ptxc.device.host_gpu.HostGPU as its GPU), compiled
+for the GPU's architecture unless -arch says otherwise: ptxc's cubin, nvcc's cubin
+(--with=nvcc, or a prebuilt one: --nvcc-cubin), or with --ptx the PTX text, which the
+driver's JIT compiles (`.version` the newest that driver takes, or --ptx-version).
+`check --device` also times each launch (CUDA events, the mean of --repeat launches
+after a warm-up) and gives the ratio ptxc/nvcc.
+
+All return an exit status and print errors as `file:line:col: error: ...` (or the
+emulator's sanitizer report), `ptxc: error: no CUDA GPU available: ...` without a GPU,
+never a traceback; numba is imported only when a kernel is about to run on the emulator.
 """
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -53,6 +66,8 @@ def ptxc_cubin(module, path: str, arch: str = "sm_89") -> tuple[bytes | None, di
     from ..lower.pipeline import Options, lower_function
     from ..lower.select_instrs import ModuleVars
     from ..sass.encode import encode
+    from ..sass.table import load
+    table = load(arch)
     if path.endswith(".cu"):            # the backend reads the frontend's PTX as text (see reparse)
         module, path, _text = reparse(module, path)
     options = Options(arch=arch, filename=path, module_vars=ModuleVars.of(module.globals),
@@ -62,7 +77,7 @@ def ptxc_cubin(module, path: str, arch: str = "sm_89") -> tuple[bytes | None, di
         try:
             func = lower_function(ptx_func, options)
             addrs = layout(func)
-            text = b"".join(encode(instr, addr) for addr, instr in addrs)
+            text = b"".join(encode(instr, addr, table) for addr, instr in addrs)
         except CompileError as exc:
             failed[ptx_func.name] = "; ".join(d.message for d in exc.diagnostics)
             continue
@@ -74,20 +89,124 @@ def ptxc_cubin(module, path: str, arch: str = "sm_89") -> tuple[bytes | None, di
     return (cubin_bytes(kernels, arch) if kernels else None), failed
 
 
+def nvcc_ptx(path: str, arch: str, ptx_version: str) -> str:
+    """nvcc's PTX for `arch`, its `.version` lowered to `ptx_version` (for a driver's JIT)."""
+    import re
+    from .. import oracle
+    try:
+        with tempfile.TemporaryDirectory(prefix="ptxc-") as tmp:
+            out = Path(tmp) / "x.ptx"
+            oracle.nvcc_ptx(path, out, arch)
+            text = out.read_text()
+    except oracle.OracleMissing as exc:
+        raise CompileError(Diagnostic(f"--with=nvcc: {exc}")) from None
+    except RuntimeError as exc:
+        raise CompileError(Diagnostic(f"nvcc failed on '{path}':\n{exc}")) from None
+    return re.sub(r"^\.version\s+\S+", f".version {ptx_version}", text, count=1, flags=re.M)
+
+
+NO_SASS_HINT = "--ptx runs ptxc's PTX through the driver's JIT, --with=nvcc runs nvcc's cubin"
+
+
+def device_image(who: str, module, path: str, arch: str, ptx: bool, ptx_version: str,
+                 nvcc_cubin_file: str | None = None):
+    """(ptxc.device.Image, {kernel: why ptxc has no code for it}) of ptxc's (`who` =
+    'ptxc') or nvcc's code for the GPU: a cubin for `arch`, or with `ptx` the PTX text
+    (`.version` ptx_version); for nvcc, `nvcc_cubin_file` instead of running nvcc.  The
+    image is None when ptxc lowers none of the kernels."""
+    from ..cubin.reader import CubinError
+    from ..device import cubin_image, ptx_image
+    stem = Path(path).stem
+    if who == "nvcc":
+        if nvcc_cubin_file:
+            try:
+                data = Path(nvcc_cubin_file).read_bytes()
+                return cubin_image(data, Path(nvcc_cubin_file).name), {}
+            except OSError as exc:
+                raise CompileError(Diagnostic(f"--nvcc-cubin: cannot read '{nvcc_cubin_file}': {exc.strerror}")) from None
+            except CubinError as exc:
+                raise CompileError(Diagnostic(f"--nvcc-cubin: '{nvcc_cubin_file}': {exc}")) from None
+        if ptx:
+            return ptx_image(nvcc_ptx(path, arch, ptx_version), f"{stem}.nvcc.ptx"), {}
+        return cubin_image(nvcc_cubin(path, arch), f"{stem}.nvcc.cubin"), {}
+    if ptx:
+        from ..ptx.printer import print_module
+        module.target, module.version = arch, ptx_version
+        return ptx_image(print_module(module), f"{stem}.ptx"), {}
+    from ..driver import SASS_ARCHS
+    if arch not in SASS_ARCHS:
+        raise CompileError(Diagnostic(f"-arch={arch}: ptxc cannot write {arch} SASS yet (only "
+                                      f"{', '.join(SASS_ARCHS)}); {NO_SASS_HINT}"))
+    cubin, failed = ptxc_cubin(module, path, arch)
+    return (cubin_image(cubin, f"{stem}.cubin") if cubin is not None else None), failed
+
+
+def open_gpu():
+    """The first CUDA GPU (ptxc.device.GPU); no GPU is a CompileError that says so."""
+    from ..device import GPU, DeviceError
+    try:
+        return GPU()
+    except DeviceError as err:
+        raise CompileError(Diagnostic(str(err))) from None
+
+
+def _device_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", action="store_true",
+                   help="run the kernels on the real GPU (CUDA driver API) instead of the emulator")
+    p.add_argument("--ptx", action="store_true",
+                   help="with --device: load ptxc's PTX text (run --with=nvcc: nvcc's) through the driver's "
+                        "JIT instead of a cubin")
+    p.add_argument("--ptx-version", metavar="V",
+                   help="with --ptx: the PTX .version to write (default: the newest the driver's JIT takes)")
+    p.add_argument("--nvcc-cubin", metavar="FILE",
+                   help="use this cubin as nvcc's instead of running nvcc (a machine without NVIDIA's compilers)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                   help="with --device: seconds a kernel may run (the GPU has no watchdog; default 60)")
+    p.add_argument("-arch", default=None,
+                   help="target: sm_89 on the emulator; with --device, default the GPU's own (sm_90 on an H200)")
+
+
+def _check_device_options(command: str, args, emulator_only: list) -> None:
+    """Options that belong to one side (emulator or --device) used on the other: an error."""
+    if args.device:
+        given = [flag for flag, value in emulator_only if value]
+        if given:
+            raise CompileError(Diagnostic(f"{', '.join(given)}: emulator option(s), not with --device"))
+        if args.ptx_version and not args.ptx:
+            raise CompileError(Diagnostic("--ptx-version needs --ptx"))
+        if args.timeout <= 0:
+            raise CompileError(Diagnostic("--timeout must be positive"))
+        if command == "run" and args.ptx and args.nvcc_cubin:
+            raise CompileError(Diagnostic("--nvcc-cubin runs that cubin: not with --ptx"))
+        return
+    for flag, value in (("--ptx", args.ptx), ("--ptx-version", args.ptx_version)):
+        if value:
+            raise CompileError(Diagnostic(f"{flag} needs --device (the emulator runs cubins)"))
+
+
+def _gpu_timeout(err) -> None:
+    """A kernel that never ends keeps the GPU until the process exits: report and exit now."""
+    sys.stdout.flush()
+    print(f"ptxc: error: {err}", file=sys.stderr)
+    sys.stderr.flush()
+    os._exit(1)
+
+
 # ---- ptxc run ------------------------------------------------------------------------------
 def _run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptxc run", description="Run a CUDA program (host main() and its kernels) "
-                                "on the emulated sm_89 GPU.")
+                                "on the emulated sm_89 GPU, or with --device on the real one.")
     p.add_argument("input", help="a .cu file with main()")
     p.add_argument("--with", dest="compiler", choices=("ptxc", "nvcc"), default="ptxc",
                    help="whose cubin runs the kernels (default: ptxc's own)")
     p.add_argument("--trace-launch", action="store_true",
-                   help="print each launch's parameter buffer, constant bank 0 and launch descriptor")
+                   help="print each launch's parameter buffer, constant bank 0 and launch descriptor "
+                        "(--device: the parameter buffer and the kernel time)")
     p.add_argument("--max-steps", type=int, default=None, metavar="N",
                    help="stop a launch after N warp instructions (a kernel that never ends)")
     p.add_argument("--check-hazards", action="store_true",
                    help="report reads of results whose scoreboard or stall count was not waited for")
-    p.add_argument("-arch", default="sm_89", help="sm_89 (the only target the emulator runs)")
+    _device_options(p)
     return p
 
 
@@ -104,6 +223,11 @@ def _run(args) -> int:
     from ..frontend import compile_cuda
     from ..host import GPU, HostError, run_program
     from ..host.interp import diagnostic
+    _check_device_options("run", args, [("--max-steps", args.max_steps is not None),
+                                        ("--check-hazards", args.check_hazards)])
+    if args.device:
+        return _run_device(args)
+    args.arch = args.arch or "sm_89"
     if args.arch != "sm_89":
         raise CompileError(Diagnostic(f"-arch={args.arch}: the emulator runs sm_89 cubins only"))
     if args.max_steps is not None and args.max_steps < 1:
@@ -112,7 +236,9 @@ def _run(args) -> int:
     source = _read(path)
     module, program = compile_cuda(source, path, arch=args.arch)
     failed = {}
-    if args.compiler == "nvcc":
+    if args.nvcc_cubin:
+        cubin = device_image("nvcc", None, path, args.arch, False, "", args.nvcc_cubin)[0].data
+    elif args.compiler == "nvcc":
         cubin = nvcc_cubin(path, args.arch)
     else:
         # kernels ptxc cannot lower yet are an error only if the program launches them
@@ -141,10 +267,46 @@ def _run(args) -> int:
     return status
 
 
+def _run_device(args) -> int:
+    """`ptxc run --device`: main() interpreted here, its kernels on the GPU."""
+    from ..device import DeviceError, DeviceTimeout, jit_ptx_version
+    from ..device.host_gpu import HostGPU
+    from ..frontend import compile_cuda
+    from ..host import HostError, run_program
+    from ..host.interp import diagnostic
+    gpu = open_gpu()
+    arch = args.arch or gpu.arch
+    ptx_version = args.ptx_version or jit_ptx_version(gpu.driver_version)
+    path = args.input
+    source = _read(path)
+    module, program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version)
+    who = "nvcc" if args.compiler == "nvcc" or args.nvcc_cubin else "ptxc"
+    image, failed = device_image(who, module, path, arch, args.ptx, ptx_version, args.nvcc_cubin)
+    trace = (lambda line: print(line, file=sys.stderr)) if args.trace_launch else None
+    out = sys.stdout
+    try:
+        host = HostGPU(gpu, image, failed, trace=trace, timeout=args.timeout, before_launch=out.flush,
+                       hint=f" ({NO_SASS_HINT})")
+    except DeviceError as err:
+        raise CompileError(Diagnostic(str(err))) from None
+    try:
+        return run_program(program, path, host, out.write)
+    except HostError as err:
+        out.flush()
+        print(diagnostic(err, path).format(source), file=sys.stderr)
+        return 1
+    except DeviceTimeout as err:
+        _gpu_timeout(err)
+    finally:
+        out.flush()
+        host.close()
+
+
 # ---- ptxc check --------------------------------------------------------------------------------
 def _check_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptxc check", description="Run a kernel file's // LAUNCH: lines with "
-                                "ptxc's and nvcc's cubins on the emulator and report every difference.")
+                                "ptxc's and nvcc's cubins on the emulator (or with --device on the real GPU, "
+                                "timing each launch) and report every difference.")
     p.add_argument("input", help="a .cu file with // LAUNCH: lines")
     p.add_argument("--max-steps", type=int, default=None, metavar="N",
                    help="stop a launch after N warp instructions")
@@ -152,6 +314,10 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--isolate", action="store_true",
                    help="run each launch line alone, from fresh buffers (the default when a kernel is missing)")
     p.add_argument("--limit", type=int, default=8, help="differences listed per buffer (default 8)")
+    _device_options(p)
+    p.add_argument("--repeat", type=int, default=10, metavar="N",
+                   help="with --device: time each launch as the mean of N launches after a warm-up "
+                        "(default 10; 0: no timing)")
     return p
 
 
@@ -172,11 +338,44 @@ def _fmt(value) -> str:
     return str(int(value))
 
 
+def _report_group(what: str, keys: list, a, b, limit: int) -> bool:
+    """Print a group of launches' buffers, ptxc's run `a` against nvcc's `b` (SpecRun or
+    ptxc.device.GPURun: .buffers and .ulp); True if they agree."""
+    from .specrun import differences
+    bad_any = False
+    for key in keys:
+        diffs = differences(key, a.buffers[key], b.buffers[key], a.ulp.get(key, 0))
+        if diffs:
+            bad_any = True
+            print(f"{what}: buffer '{key}': {len(diffs)} of {len(a.buffers[key])} elements differ"
+                  + (f" (beyond {a.ulp[key]} ulp)" if a.ulp.get(key) else ""))
+            for index, x, y in diffs[:limit]:
+                print(f"    [{index}] ptxc {_fmt(x)}  nvcc {_fmt(y)}")
+    if not bad_any:
+        print(f"{what}: ok ({len(keys)} buffers agree)")
+    return not bad_any
+
+
+def _isolated_groups(path: str, launches: list, missing: dict, isolate: bool) -> list:
+    for name, why in missing.items():
+        print(f"{path}: ptxc cannot compile kernel '{name}' yet: {why}")
+    if missing and not isolate:
+        print(f"{path}: running each launch alone (fresh buffers), since some kernels are missing")
+    isolate = isolate or bool(missing)
+    return [[i] for i in range(len(launches))] if isolate else [list(range(len(launches)))]
+
+
 def _check(args) -> int:
     from ..frontend import compile_cuda
     from .device import DEFAULT_MAX_STEPS, LaunchError
     from .launch_spec import parse_file
-    from .specrun import differences, run_launches
+    from .specrun import run_launches
+    _check_device_options("check", args, [("--max-steps", args.max_steps is not None),
+                                          ("--check-hazards", args.check_hazards)])
+    if args.device:
+        return _check_device(args)
+    if args.arch not in (None, "sm_89"):
+        raise CompileError(Diagnostic(f"-arch={args.arch}: the emulator runs sm_89 cubins only"))
     path = args.input
     source = _read(path)
     launches = parse_file(source, path)
@@ -185,17 +384,12 @@ def _check(args) -> int:
     max_steps = args.max_steps or DEFAULT_MAX_STEPS
     module, _program = compile_cuda(source, path)
     ours, failed = ptxc_cubin(module, path)
-    theirs = nvcc_cubin(path)
+    theirs = device_image("nvcc", None, path, "sm_89", False, "", args.nvcc_cubin)[0].data if args.nvcc_cubin \
+        else nvcc_cubin(path)
     from .names import demangle_base
     missing = {demangle_base(k): why for k, why in failed.items()}
-    status = 0
-    for name, why in missing.items():
-        print(f"{path}: ptxc cannot compile kernel '{name}' yet: {why}")
-        status = 1
-    isolate = args.isolate or bool(missing)
-    groups = [[i] for i in range(len(launches))] if isolate else [list(range(len(launches)))]
-    if isolate and not args.isolate:
-        print(f"{path}: running each launch alone (fresh buffers), since some kernels are missing")
+    status = 1 if missing else 0
+    groups = _isolated_groups(path, launches, missing, args.isolate)
     for group in groups:
         if any(launches[i].kernel in missing for i in group):
             for i in group:
@@ -220,17 +414,87 @@ def _check(args) -> int:
                 status = 1
         keys = sorted({k for i in group for k in a.launch_buffers[i]}, key=list(a.buffers).index)
         what = ", ".join(f"{launches[i].kernel} (line {launches[i].line})" for i in group)
-        bad_any = False
-        for key in keys:
-            diffs = differences(key, a.buffers[key], b.buffers[key], a.ulp.get(key, 0))
-            if diffs:
-                bad_any = True
-                print(f"{what}: buffer '{key}': {len(diffs)} of {len(a.buffers[key])} elements differ"
-                      + (f" (beyond {a.ulp[key]} ulp)" if a.ulp.get(key) else ""))
-                for index, x, y in diffs[:args.limit]:
-                    print(f"    [{index}] ptxc {_fmt(x)}  nvcc {_fmt(y)}")
-        if bad_any:
+        if not _report_group(what, keys, a, b, args.limit):
             status = 1
-        else:
-            print(f"{what}: ok ({len(keys)} buffers agree)")
+    return status
+
+
+def time_line(launch, ptxc_ms: float | None, nvcc_ms: float | None) -> str:
+    """One launch's kernel times as `ptxc check --device` prints them."""
+    def us(ms):
+        return "-" if ms is None else f"{ms * 1000:.1f} us"
+    ratio = f"  ptxc/nvcc x{ptxc_ms / nvcc_ms:.2f}" if ptxc_ms and nvcc_ms else ""
+    return f"    time {launch.kernel} (line {launch.line}): ptxc {us(ptxc_ms)}  nvcc {us(nvcc_ms)}{ratio}"
+
+
+def geometric_mean(values: list) -> float | None:
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def _check_device(args) -> int:
+    """`ptxc check --device`: every LAUNCH line on the GPU with ptxc's code and nvcc's cubin."""
+    from ..device import DeviceError, DeviceTimeout, jit_ptx_version
+    from ..device import run_launches as run_on_gpu
+    from ..frontend import compile_cuda
+    from .launch_spec import parse_file
+    from .names import demangle_base
+    if args.repeat < 0:
+        raise CompileError(Diagnostic("--repeat must be 0 or more"))
+    gpu = open_gpu()
+    arch = args.arch or gpu.arch
+    ptx_version = args.ptx_version or jit_ptx_version(gpu.driver_version)
+    path = args.input
+    source = _read(path)
+    launches = parse_file(source, path)
+    if not launches:
+        raise CompileError(Diagnostic(f"'{path}' has no // LAUNCH: lines to check"))
+    module, _program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version)
+    ours, failed = device_image("ptxc", module, path, arch, args.ptx, ptx_version)
+    theirs, _ = device_image("nvcc", None, path, arch, False, ptx_version, args.nvcc_cubin)
+    for image in (ours, theirs):
+        if image is not None and image.kind == "cubin":
+            try:
+                gpu.check_arch(image.arch, image.name)
+            except DeviceError as err:
+                raise CompileError(Diagnostic(str(err))) from None
+    what_ours = f"PTX (.version {ptx_version}, driver JIT)" if args.ptx else f"{arch} cubin"
+    print(f"{path}: on {gpu.describe()}: ptxc's {what_ours} against nvcc's {theirs.arch or arch} cubin")
+    missing = {demangle_base(k): why for k, why in failed.items()}
+    status = 1 if missing else 0
+    ratios = []
+    for group in _isolated_groups(path, launches, missing, args.isolate):
+        if any(launches[i].kernel in missing for i in group):
+            for i in group:
+                print(f"{launches[i].kernel} (line {launches[i].line}): not checked: ptxc has no code for it")
+            continue
+        chosen = [launches[i] for i in group]
+        runs = {}
+        for who, image in (("ptxc", ours), ("nvcc", theirs)):
+            try:
+                runs[who] = run_on_gpu(gpu, image, chosen, source, path, repeat=args.repeat, timeout=args.timeout)
+            except DeviceTimeout as err:
+                _gpu_timeout(f"{path}: {who}'s {image.kind}: {err}")
+            except DeviceError as err:
+                print(f"{path}: {who}'s {image.kind} failed on the GPU:\n{err}")
+                runs[who], status = None, 1
+                try:
+                    gpu.recover()
+                except DeviceError as again:
+                    print(f"{path}: the GPU's context cannot be recovered ({again}); stopping")
+                    return 1
+        if runs.get("ptxc") is None or runs.get("nvcc") is None:
+            continue
+        a, b = runs["ptxc"], runs["nvcc"]
+        what = ", ".join(f"{launch.kernel} (line {launch.line})" for launch in chosen)
+        if not _report_group(what, list(a.buffers), a, b, args.limit):
+            status = 1
+        if args.repeat:
+            for launch, x, y in zip(chosen, a.times_ms, b.times_ms):
+                print(time_line(launch, x, y))
+                ratios.append(x / y if x and y else None)
+    mean = geometric_mean(ratios)
+    if mean is not None:
+        print(f"{path}: kernel time ptxc/nvcc: geometric mean x{mean:.2f} over {sum(r is not None for r in ratios)} "
+              f"launch(es) (CUDA events, mean of {args.repeat} launches after a warm-up)")
     return status
