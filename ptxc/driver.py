@@ -16,7 +16,7 @@ from .lower.pipeline import Options, lower_function
 from .sass.ir import Target
 
 ARCHS = ("sm_89", "sm_90")          # targets the PTX path accepts
-SASS_ARCHS = ("sm_89",)             # targets with an instruction table and backend
+SASS_ARCHS = ("sm_89", "sm_90")             # targets with an instruction table and backend
 INSTR_BYTES = 16
 
 
@@ -67,12 +67,14 @@ def layout(func) -> list:
 def lower_module(module: ptx.Module, options: Options) -> list[Kernel]:
     from .lower.select_instrs import ModuleVars
     from .sass.encode import encode
+    from .sass.table import load
+    table = load(options.arch)
     options = replace(options, module_vars=ModuleVars.of(module.globals), functions=tuple(module.functions))
     kernels = []
     for ptx_func in module.kernels():
         func = lower_function(ptx_func, options)
         addrs = layout(func)
-        text = b"".join(encode(instr, addr) for addr, instr in addrs)
+        text = b"".join(encode(instr, addr, table) for addr, instr in addrs)
         exits = [addr for addr, instr in addrs if instr.op == "EXIT"]
         kernels.append(Kernel(ptx_func.name, func, addrs, text, exits))
     if not kernels:

@@ -335,7 +335,7 @@ def collect_values(code: Code) -> dict:
 # address pairs of the two loads it adds; i2f_f2i's FMUL avoids R3 after the
 # loaded value died).  Without this rule the corpus match drops by a quarter.
 LOADS = frozenset({"LDG", "LD", "LDS", "LDL", "LDC", "ATOMG", "ATOM", "ATOMS"})
-STORES = frozenset({"STG", "ST", "STS", "STL", "RED"})
+STORES = frozenset({"STG", "ST", "STS", "STL", "RED", "REDG"})
 
 
 # How far (in instructions of the same block) the late-read rule reaches.  ptxas's

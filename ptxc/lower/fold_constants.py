@@ -26,7 +26,7 @@ from ..sass.ir import CBank, Imm, Instr, Reg, RZ
 from .vregs import encodable, read_units, unit_defs
 
 COMMUTATIVE = {"IADD3": (0, 1), "IMAD": (0, 1), "FADD": (0, 1), "FMUL": (0, 1), "FFMA": (0, 1),
-               "DADD": (0, 1), "DMUL": (0, 1), "DFMA": (0, 1), "IMNMX": (0, 1), "FMNMX": (0, 1)}
+               "DADD": (0, 1), "DMUL": (0, 1), "DFMA": (0, 1), "IMNMX": (0, 1), "VIMNMX": (0, 1), "FMNMX": (0, 1)}
 MIRRORED = {"LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE", "EQ": "EQ", "NE": "NE",
             "LTU": "GTU", "GTU": "LTU", "LEU": "GEU", "GEU": "LEU", "EQU": "EQU", "NEU": "NEU",
             "NUM": "NUM", "NAN": "NAN"}
@@ -41,7 +41,7 @@ def fold_constants(func) -> None:
     for block in func.blocks:
         for instr in block.instrs:
             if instr.op not in NO_FOLD:
-                fold_instr(instr, constants)
+                fold_instr(instr, constants, func.arch)
     remove_dead_moves(func, set(constants))
 
 
@@ -109,7 +109,7 @@ def _float_flags(bits: int, reg: Reg) -> int:
     return bits
 
 
-def fold_instr(instr: Instr, constants: dict) -> None:
+def fold_instr(instr: Instr, constants: dict, arch: str = "sm_89") -> None:
     """Fold constants into `instr` slot by slot, constant-bank values first."""
     options = []
     for slot, src in enumerate(instr.srcs):
@@ -124,16 +124,16 @@ def fold_instr(instr: Instr, constants: dict) -> None:
         if not (isinstance(instr.srcs[slot], Reg) and instr.srcs[slot].virtual):
             continue   # folded already (an earlier, better candidate of the same slot)
         trial = _with(instr, slot, value)
-        if _acceptable(trial, value):
+        if _acceptable(trial, value, arch):
             _adopt(instr, trial)
             continue
         swapped = _swapped(trial)
-        if swapped is not None and _acceptable(swapped, value):
+        if swapped is not None and _acceptable(swapped, value, arch):
             _adopt(instr, swapped)
 
 
-def _acceptable(trial: Instr, value) -> bool:
-    if encodable(trial):
+def _acceptable(trial: Instr, value, arch: str) -> bool:
+    if encodable(trial, arch):
         return True
     # The bank wins the slot: an immediate elsewhere may move into a register.
     if isinstance(value, CBank):
@@ -142,7 +142,7 @@ def _acceptable(trial: Instr, value) -> bool:
             probe = Instr(trial.op, trial.mods, trial.dsts,
                           [Reg("R", 0, virtual=True) if k in others else op for k, op in enumerate(trial.srcs)],
                           trial.pred)
-            return encodable(probe)
+            return encodable(probe, arch)
     return False
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..sass.ir import Imm, Instr, Mem, Reg, RZ
-from .insert_prologue import GLOBAL_DESCRIPTOR, MEMORY_OPS
+from .insert_prologue import MEMORY_OPS, global_descriptor
 from .kernel_info import info_of
 from .lower_calls import INCOMING, RETURN_ADDRESS
 
@@ -37,7 +37,7 @@ def insert_call_frame(func) -> None:
     prologue = [_adjust(-frame, "stack frame (ABI)"),
                 Instr("STL", ("64",), [], [Mem(STACK_POINTER, ra), RETURN_ADDRESS], comment="return address")]
     if any(i.op in MEMORY_OPS for i in func.instrs()):
-        prologue.append(Instr("ULDC", ("64",), [Reg("UR", 4, width=2)], [GLOBAL_DESCRIPTOR],
+        prologue.append(Instr("ULDC", ("64",), [Reg("UR", 4, width=2)], [global_descriptor(func.arch)],
                               comment="global memory descriptor"))
     entry.instrs[0:0] = prologue
     for block in func.blocks:

@@ -5,7 +5,7 @@
 - `IADD3 R1, R1, -frame, RZ`: a kernel with local memory (the PTX local depot,
   spilled registers) makes its frame below the stack base; local addresses are
   R1-relative.
-- `ULDC.64 UR4, c[0x0][0x118]`: the 64-bit global-memory descriptor that `.E`
+- `ULDC.64 UR4, c[0x0][0x118]` (sm_90: c[0x0][0x208]): the 64-bit global-memory descriptor that `.E`
   loads and stores use implicitly; placed at the top of the block holding the
   global memory accesses when there is exactly one such block, else at entry.
 
@@ -20,7 +20,12 @@ from .kernel_info import info_of
 
 STACK_BASE = CBank(0, 0x28)
 GLOBAL_DESCRIPTOR = CBank(0, 0x118)
-MEMORY_OPS = {"LDG", "STG", "ATOMG", "RED", "LD", "ST", "ATOM"}
+DESCRIPTOR_OFFSET = {"sm_89": 0x118, "sm_90": 0x208}   # where the driver writes it in bank 0
+
+
+def global_descriptor(arch: str) -> CBank:
+    return CBank(0, DESCRIPTOR_OFFSET.get(arch, 0x118))
+MEMORY_OPS = {"LDG", "STG", "ATOMG", "RED", "REDG", "LD", "ST", "ATOM"}
 
 
 def insert_prologue(func) -> None:
@@ -35,5 +40,5 @@ def insert_prologue(func) -> None:
     if memory_blocks:
         home = memory_blocks[0] if len(memory_blocks) == 1 else entry
         at = len(prologue) if home is entry else 0
-        home.instrs.insert(at, Instr("ULDC", ("64",), [Reg("UR", 4, width=2)], [GLOBAL_DESCRIPTOR],
+        home.instrs.insert(at, Instr("ULDC", ("64",), [Reg("UR", 4, width=2)], [global_descriptor(func.arch)],
                                      comment="global memory descriptor"))

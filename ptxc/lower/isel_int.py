@@ -433,7 +433,7 @@ def shl(s: Selector, i: ptx.Instr):
         else:
             shl = Instr("IMAD", ("SHL", "U32"), [s.reg(d)], [va, Imm(1 << k, "int"), ZERO])
             # nvdisasm prints IMAD.SHL only for some powers of two (not 0x10000): the table says which
-            s.emit("IMAD", ("SHL", "U32") if 1 <= k < 31 and encodable(shl) else (), [s.reg(d)],
+            s.emit("IMAD", ("SHL", "U32") if 1 <= k < 31 and encodable(shl, s.arch) else (), [s.reg(d)],
                    [va, Imm(1 << k, "int"), ZERO])
         return
     s.emit("SHF", ("L", "U32"), [s.reg(d)], [va, amount, ZERO])

@@ -23,19 +23,21 @@ from ..sass.ir import CBank, Instr, Mem, Reg, Target, ZERO_REG
 from .isel_int import ZERO, extend, size_of, type_of, wide
 from .select_instrs import Selector, Unsupported, half
 
-LIBRARY = Path(__file__).with_name("mathlib_sm89.json")
+def library_path(arch: str = "sm_89") -> Path:
+    return Path(__file__).with_name(f"mathlib_{arch.replace('_', '')}.json")
 
 
 @lru_cache(maxsize=None)
-def library() -> dict:
-    return json.loads(LIBRARY.read_text())["operations"]
+def library(arch: str = "sm_89") -> dict:
+    return json.loads(library_path(arch).read_text())["operations"]
 
 
 @lru_cache(maxsize=None)
-def sequence(name: str) -> tuple:
+def sequence(name: str, arch: str = "sm_89") -> tuple:
     """(inputs, output, items): items are label names or physical-register Instrs."""
     from ..sass.decode import decode
-    entry = library().get(name)
+    from ..sass.table import load
+    entry = library(arch).get(name)
     if entry is None:
         raise Unsupported(f"PTX instruction '{name}' (no sequence learned for it)")
     items = []
@@ -44,7 +46,7 @@ def sequence(name: str) -> tuple:
             items.append(line.rstrip(":"))
             continue
         if "hex" in line:
-            instr = decode(bytes.fromhex(line["hex"]))
+            instr = decode(bytes.fromhex(line["hex"]), 0, load(arch))
             _fix_widths(instr)
         else:
             instr = Instr("BRA")
@@ -97,7 +99,7 @@ class _Units:
 
 def instantiate(s: Selector, name: str, inputs: list, output: Reg) -> None:
     """Emit sequence `name` reading `inputs` (registers, 64-bit ones as pairs) into `output`."""
-    spec_inputs, spec_output, items = sequence(name)
+    spec_inputs, spec_output, items = sequence(name, s.arch)
     units = _Units()
     for item in items:
         if isinstance(item, Instr):

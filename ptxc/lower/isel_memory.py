@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ptx import ir as ptx
-from ..sass.ir import CBank, Imm, Mem, Reg, RZ, PT
+from ..sass.ir import CBank, Imm, Mem, Reg, RZ, PT, SpecialReg
 from .isel_int import FALSE, TRUE, ZERO, ZERO64, _in_reg, extend_reg, size_of, wide
 from .select_instrs import USER_CONST_BANK, Selector, Unsupported, half
 
@@ -398,6 +398,9 @@ def _atom_scope(i: ptx.Instr) -> tuple:
 
 SHARED_WINDOW = CBank(0, 0x18)
 LOCAL_WINDOW = CBank(0, 0x20)
+# sm_90 reads the shared window's high word from a special register (ptxas: `S2R R5,
+# SR_SWINHI`), and subtracts the local window's low word going back from generic.
+WINDOW_HI_SREG = {"sm_90": "SR_SWINHI"}
 
 
 def cvta(s: Selector, i: ptx.Instr):
@@ -421,6 +424,12 @@ def cvta(s: Selector, i: ptx.Instr):
     if to:
         src = s.value(a, t)
         low = half(src, 0) if isinstance(src, Reg) and src.width == 2 else src
+        if space == "local" and s.arch in WINDOW_HI_SREG:   # sm_90: the offset from the window
+            if not isinstance(low, Reg):
+                low = s.materialize(low)
+            offset = s.new()
+            s.emit("IADD3", (), [offset], [low, replace(LOCAL_WINDOW, neg=True), ZERO])
+            low = offset
         if dst.width == 2:
             s.emit("MOV", (), [half(dst, 0)], [low])
             s.emit("MOV", (), [half(dst, 1)], [ZERO])
@@ -432,6 +441,11 @@ def cvta(s: Selector, i: ptx.Instr):
         src = half(src, 0)
     if not isinstance(src, Reg):
         src = s.materialize(src)
+    if space == "shared" and s.arch in WINDOW_HI_SREG:
+        # sm_90: a shared address is already the low word; the window's high word is SR_SWINHI
+        s.emit("MOV", (), [half(dst, 0)], [src])
+        s.emit("S2R", (), [half(dst, 1)], [SpecialReg(WINDOW_HI_SREG[s.arch])])
+        return
     carry = s.new_pred()
     base = s.materialize(window, 2)
     s.emit("IADD3", (), [half(dst, 0), carry], [src, half(base, 0), ZERO])
@@ -454,6 +468,10 @@ def isspacep(s: Selector, i: ptx.Instr):
 
 
 def _hi_of(s: Selector, window: CBank):
+    if window == SHARED_WINDOW and s.arch in WINDOW_HI_SREG:
+        hi = s.new()
+        s.emit("S2R", (), [hi], [SpecialReg(WINDOW_HI_SREG[s.arch])])
+        return hi
     return CBank(window.bank, window.offset + 4)
 
 

@@ -36,10 +36,10 @@ def legalize_operands(func) -> None:
 
 
 def legalize(func, instr: Instr, materialized: dict) -> list:
-    if instr.op in SKIP or encodable(instr):
+    if instr.op in SKIP or encodable(instr, func.arch):
         return [instr]
     swapped = _swap(instr)
-    if swapped is not None and encodable(swapped):
+    if swapped is not None and encodable(swapped, func.arch):
         instr.mods, instr.srcs, instr.pred = swapped.mods, swapped.srcs, swapped.pred
         return [instr]
     prelude = []
@@ -48,13 +48,13 @@ def legalize(func, instr: Instr, materialized: dict) -> list:
         reg, movs = _materialize(func, instr.srcs[k], materialized)
         instr.srcs[k] = reg
         prelude += movs
-        if encodable(instr):
+        if encodable(instr, func.arch):
             return prelude + [instr]
         swapped = _swap(instr)
-        if swapped is not None and encodable(swapped):
+        if swapped is not None and encodable(swapped, func.arch):
             instr.mods, instr.srcs, instr.pred = swapped.mods, swapped.srcs, swapped.pred
             return prelude + [instr]
-    raise CompileError(Diagnostic(f"internal limit: no sm_89 encoding for `{format_ir(instr)}` "
+    raise CompileError(Diagnostic(f"internal limit: no {func.arch} encoding for `{format_ir(instr)}` "
                                   f"in {func.name} (the instruction table lacks this form)"))
 
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 from ..sass.ir import Mem, Reg
 from .vregs import regs_in, units
 
-MEMORY = {"LDG", "STG", "LDS", "STS", "LDL", "STL", "ATOMG", "RED", "ATOMS", "LD", "ST", "ATOM"}
-STORES = {"STG", "STS", "STL", "ATOMG", "RED", "ATOMS", "ST", "ATOM"}
+MEMORY = {"LDG", "STG", "LDS", "STS", "LDL", "STL", "ATOMG", "RED", "REDG", "ATOMS", "LD", "ST", "ATOM"}
+STORES = {"STG", "STS", "STL", "ATOMG", "RED", "REDG", "ATOMS", "ST", "ATOM"}
 TERMINATORS = {"BRA", "EXIT", "RET", "CALL", "BREAK", "BSYNC"}
-DESCRIPTOR_READERS = {"LDG", "STG", "ATOMG", "RED", "LD", "ST", "ATOM"}
+DESCRIPTOR_READERS = {"LDG", "STG", "ATOMG", "RED", "REDG", "LD", "ST", "ATOM"}
 # Nothing moves across these: barriers, fences, warp synchronization, and the
 # warp-wide operations (which must see the same set of threads as the PTX says).
 FENCES = {"BAR", "MEMBAR", "ERRBAR", "CCTL", "WARPSYNC", "B2R", "BPT", "NANOSLEEP", "BSSY",

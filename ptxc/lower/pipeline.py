@@ -30,6 +30,7 @@ from .insert_call_frame import insert_call_frame
 from .insert_prologue import insert_prologue
 from .legalize_operands import legalize_operands
 from .link_calls import link_calls
+from .load_cbank_operands import load_cbank_operands
 from .order_instrs import order_instrs
 from .pad_text import pad_text
 from .propagate_copies import propagate_copies
@@ -74,6 +75,7 @@ PASSES = [
     Pass("if_convert", if_convert),
     Pass("split_at_calls", split_at_calls, required=True),   # RET comes back after the CALL
     Pass("insert_prologue", insert_prologue, required=True, kernel_only=True),
+    Pass("load_cbank_operands", load_cbank_operands, required=True),   # sm_90: c[][] only through LDC
     Pass("order_instrs", order_instrs),
     Pass("save_across_calls", save_across_calls, required=True),   # registers are caller-saved
     Pass("spill_preds", spill_preds, required=True),

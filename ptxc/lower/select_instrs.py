@@ -53,6 +53,15 @@ S2R_SREGS = {
     "%clock": "SR_CLOCKLO", "%clock_hi": "SR_CLOCKHI",
 }
 PARAM_BASE = {"sm_89": 0x160, "sm_90": 0x210}
+# sm_90: a kernel with shared memory has 1 KiB reserved at the start of its window
+# (.nv.shared.reserved.0); its variables follow, and a shared address carries the
+# CTA's rank in its cluster in bits 24 and up (`S2R SR_CgaCtaId`, `LEA ..., 0x18`),
+# as ptxas's sm_90 code forms it.
+SHARED_RESERVED = {"sm_90": 0x400}
+# Operations an architecture spells differently (same operands, same meaning):
+# sm_90's integer min/max is VIMNMX, its global reduction REDG.
+OPCODES = {"sm_90": {"IMNMX": "VIMNMX", "RED": "REDG"}}
+SHARED_RANK_SHIFT = {"sm_90": 24}
 BUILTIN_CONSTANTS = {"WARP_SZ": 32}   # PTX's predefined constant
 USER_CONST_BANK = 3   # `.const` variables live in constant bank 3 on sm_89
 ADDRESS_BANK = 4      # and the 64-bit addresses of `.global` variables in bank 4 (8 bytes each)
@@ -177,7 +186,7 @@ class Selector:
     def __init__(self, ptx_func: ptx.Function, arch: str, module_vars: ModuleVars | None = None):
         self.ptx_func = ptx_func
         self.arch = arch
-        self.func = Function(name=ptx_func.name, param_base=PARAM_BASE.get(arch, 0x160))
+        self.func = Function(name=ptx_func.name, param_base=PARAM_BASE.get(arch, 0x160), arch=arch)
         self.func.info = KernelInfo()
         self.values: dict[str, Reg] = {}
         self.types: dict[str, str] = {}
@@ -193,6 +202,8 @@ class Selector:
         self.symbols: dict[str, tuple] = {}   # name -> (space, offset)
         self._layout_variables()
         self.ptx_instr: ptx.Instr | None = None
+        self._shared_base = None          # (block, register): the window's base on sm_90
+        self.opcodes = OPCODES.get(arch, {})
         for name, values in ptx_func.directives:
             if name in (".maxntid", ".reqntid"):
                 self.func.info.max_threads = tuple(values)
@@ -217,9 +228,9 @@ class Selector:
         `.global` ones through their address in bank 4, where ModuleVars put them;
         the local depot (one per function) is the stack frame."""
         info = self.func.info
-        cursor = 0
         shared = [v for v in self.module_vars.shared if self._names(v.name)] + \
                  [v for v in self.ptx_func.vars if v.state == ".shared"]
+        cursor = SHARED_RESERVED.get(self.arch, 0) if shared else 0
         for var in shared:
             align = var.align or _type_size(var.type)
             if var.extern:
@@ -346,6 +357,15 @@ class Selector:
         `.const` variable's offset in bank 3, a `.global` variable's 64-bit address
         (from bank 4); parameters of .func are registers."""
         space, offset = self.symbols.get(name, (None, None))
+        if space == "shared" and self.arch in SHARED_RANK_SHIFT:
+            lo = self.new()
+            self.emit("IADD3", (), [lo], [self.shared_base(), Imm(offset, "int"), Reg("R", RZ)])
+            if size != 8:
+                return lo
+            dst = self.new(2)
+            self.emit("MOV", (), [half(dst, 0)], [lo])
+            self.emit("MOV", (), [half(dst, 1)], [Reg("R", RZ)])
+            return dst
         if space == "shared":
             value = Imm(offset, "int")
             return self.materialize(value, 2) if size == 8 else value
@@ -362,6 +382,20 @@ class Selector:
                 raise Unsupported(f"32-bit address of global variable '{name}'")
             return self.global_address(name)
         raise Unsupported(f"address of '{name}' ({space or 'unknown'} symbol)")
+
+    def shared_base(self) -> Reg:
+        """sm_90: the CTA's rank in its cluster shifted to bits 24.. (a shared address's
+        high byte), read once per block: `S2R R, SR_CgaCtaId; IMAD.SHL.U32 R, R, 0x1000000, RZ`."""
+        if self._shared_base is not None and self._shared_base[0] is self.block:
+            return self._shared_base[1]
+        rank, base = self.new(), self.new()
+        guard, self.guard = self.guard, None     # unguarded: later instructions of the block reuse it
+        self.emit("S2R", (), [rank], [SpecialReg("SR_CgaCtaId")])
+        self.emit("IMAD", ("SHL", "U32"), [base], [rank, Imm(1 << SHARED_RANK_SHIFT[self.arch], "int"),
+                                                  Reg("R", RZ)], comment="shared window: the CTA's rank")
+        self.guard = guard
+        self._shared_base = (self.block, base)
+        return base
 
     def global_address(self, name: str) -> Reg:
         """A `.global` variable's address in a register pair: the two words the loader
@@ -390,6 +424,8 @@ class Selector:
         if isinstance(base, ptx.Symbol):
             kind, where = self.symbols.get(base.name, (None, None))
             if kind == "shared" and space in ("shared",):
+                if self.arch in SHARED_RANK_SHIFT:
+                    return Mem(self.shared_base(), where + offset)
                 return Mem(Reg("R", RZ), where + offset)
             if kind == "local" and space == "local":
                 return Mem(Reg("R", 1), where + offset)
@@ -403,7 +439,8 @@ class Selector:
     def emit(self, op: str, mods=(), dsts=(), srcs=(), pred=None, comment="") -> Instr:
         if pred is not None and self.guard is not None:
             raise AssertionError(f"{op}: a rule with its own predicates must be marked branches=True")
-        instr = Instr(op, tuple(mods), list(dsts), list(srcs), pred if pred is not None else self.guard,
+        instr = Instr(self.opcodes.get(op, op), tuple(mods), list(dsts), list(srcs),
+                      pred if pred is not None else self.guard,
                       comment=comment)
         self.block.instrs.append(instr)
         return instr

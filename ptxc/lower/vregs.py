@@ -92,16 +92,27 @@ def _signature(op):
     return op
 
 
-def encodable(instr) -> bool:
-    """Whether the table has a form for `instr` (virtual registers stand for any
+# Architectures whose code reads constant banks only through LDC/ULDC, as ptxas's sm_90
+# code does: a `c[bank][offset]` source of any other instruction stands for the register
+# that load_cbank_operands loads it into, so it is encodable wherever a register is.
+CBANK_VIA_LDC = {"sm_90"}
+CBANK_LOADS = {"LDC", "ULDC"}
+
+
+def encodable(instr, arch: str = "sm_89") -> bool:
+    """Whether `arch`'s table has a form for `instr` (virtual registers stand for any
     register of their file and width; immediates are range-checked)."""
     from ..sass.encode import encode
     from ..sass.ir import Instr
-    from ..sass.table import TableError
-    key = (instr.op, instr.mods, instr.pred is not None, tuple(_signature(op) for op in instr.operands))
+    from ..sass.table import TableError, load
+    key = (arch, instr.op, instr.mods, instr.pred is not None, tuple(_signature(op) for op in instr.operands))
     found = _encodable_cache.get(key)
     if found is None:
+        via_ldc = arch in CBANK_VIA_LDC and instr.op not in CBANK_LOADS
+
         def probe(op):
+            if via_ldc and isinstance(op, CBank) and op.index is None:
+                return Reg("R", 2, neg=op.neg, abs=op.abs)
             if isinstance(op, Reg):
                 return _probe_reg(op)
             if isinstance(op, Mem):
@@ -113,7 +124,7 @@ def encodable(instr) -> bool:
         copy = Instr(instr.op, instr.mods, [probe(o) for o in instr.dsts], [probe(o) for o in instr.srcs],
                      _probe_reg(instr.pred) if instr.pred is not None else None)
         try:
-            encode(copy)
+            encode(copy, 0, load(arch))
             found = True
         except (TableError, ValueError, KeyError, TypeError):
             found = False

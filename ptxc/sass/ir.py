@@ -151,6 +151,7 @@ class Function:
     blocks: list[Block] = field(default_factory=list)
     params: list[tuple[int, int]] = field(default_factory=list)  # (offset, size) per parameter
     param_base: int = 0x160
+    arch: str = "sm_89"        # the target: its instruction table decides what is encodable
     num_regs: int = 0          # after allocation: registers per thread (EIATTR_REGCOUNT)
     next_vreg: dict = field(default_factory=dict)
     # The module's variables and their layout (ptxc.lower.select_instrs.ModuleVars) that

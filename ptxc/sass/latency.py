@@ -172,7 +172,7 @@ class LatencyTable:
         """Which reuse-cache slot (bit of the reuse flags) a source index uses: the
         instruction table's `reuse` of the operand where the table knows the form
         (FADD's second source is slot c), else the learned slot map."""
-        slots = _table_reuse_slots(instr)
+        slots = _table_reuse_slots(instr, self.arch)
         if slots is None:
             slots = self.slot_map.get(instr.op, self.slot_map["*"])
         return slots[src_index] if src_index < len(slots) else None
@@ -181,18 +181,18 @@ class LatencyTable:
 _REUSE_CACHE: dict = {}
 
 
-def _table_reuse_slots(instr: Instr):
+def _table_reuse_slots(instr: Instr, arch: str = "sm_89"):
     """Per source index, the reuse bit the table gives its operand (None: none)."""
     from .table import load as load_table, match_form, operand_kinds
     try:
-        key = (instr.op, instr.mods, operand_kinds(instr.operands), len(instr.dsts))
+        key = (arch, instr.op, instr.mods, operand_kinds(instr.operands), len(instr.dsts))
     except Exception:
         return None
     if key in _REUSE_CACHE:
         return _REUSE_CACHE[key]
     slots = None
     try:
-        found = match_form(load_table(), instr)
+        found = match_form(load_table(arch), instr)
     except Exception:
         found = None
     if found is not None:

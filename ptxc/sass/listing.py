@@ -115,7 +115,7 @@ def assign_widths(instr: Instr) -> None:
         instr.dsts[0] = _widen(instr.dsts[0], _size_width(mods))
     elif op == "CS2R" and "32" not in mods:
         instr.dsts[0] = _widen(instr.dsts[0], 2)
-    elif op in DSTS_BEFORE_ADDRESS or op in ("ST", "STG", "STS", "STL", "RED"):
+    elif op in DSTS_BEFORE_ADDRESS or op in ("ST", "STG", "STS", "STL", "RED", "REDG"):
         width = _size_width(mods)
         instr.dsts = [_widen(r, width) for r in instr.dsts]
         instr.srcs = [_widen(r, width) if not isinstance(r, Mem) else r for r in instr.srcs]
