@@ -6,6 +6,8 @@
     ptxc dump vadd.cubin                  SASS as cuobjdump -sass prints it
     ptxc run vadd.cu                      run host main() and its kernels on the emulator
     ptxc check x.cu                       run x.cu's LAUNCH lines with ptxc's and nvcc's cubins, compare
+    ptxc run --device vadd.cu             the same on the real GPU (CUDA driver API; --ptx: through the JIT)
+    ptxc check --device x.cu              ... and time each launch, ptxc against nvcc
 
 Errors in the input print `file:line:col: error: ...`, the line and a caret, and
 exit 1 with no output file written.  Anything else escaping is a bug in ptxc and
@@ -31,7 +33,8 @@ class UsageError(Exception):
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptxc", description="CUDA C -> PTX -> SASS -> cubin, in Python.",
                                 epilog="Subcommands: `ptxc dump x.cubin` (SASS like cuobjdump -sass), "
-                                       "`ptxc run prog.cu` (the emulator), `ptxc check x.cu` (ptxc vs nvcc).")
+                                       "`ptxc run prog.cu` (the emulator), `ptxc check x.cu` (ptxc vs nvcc); "
+                                       "both take --device (the real GPU).")
     p.add_argument("input", help="a .cu (CUDA C) or .ptx file")
     p.add_argument("-o", dest="output", help="output file (default: the input's name with the emitted suffix)")
     p.add_argument("--emit", choices=EMITS, help="what to write: ptx, sass (text) or cubin (default)")

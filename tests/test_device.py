@@ -228,6 +228,8 @@ class EmulatedModule:
 
 @pytest.fixture
 def emulated_gpu(monkeypatch, tmp_path):
+    if available():     # the device tests below run the real thing; spare the device machine the emulator
+        pytest.skip("a GPU is here")
     gpu = EmulatedGPU()
     gpu.tmp = tmp_path
     monkeypatch.setattr(device_package, "GPU", lambda: gpu)
