@@ -14,7 +14,7 @@ load with a LaunchError.
 A launch (`Device.launch`) builds what the driver would - the parameter buffer,
 constant bank 0 and a QMD-like descriptor - and hands them to the jitted core
 (core.run_grid).  Constant bank 0, the slots nvcc's code reads (measured over every
-testsuite kernel: `cuobjdump -sass | grep 'c\[0x0\]'`):
+testsuite kernel: the `c[0x0][...]` operands of `cuobjdump -sass`):
 
     sm_89  sm_90
     0x000  0x000  blockDim.x, .y, .z (sm_90 reads .x as `LDC R9, c[0x0][RZ]`)
