@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from . import elf
 from . import nvinfo as ni
 from .elf import Section, Segment, Symbol
-from .writer import (ADDRESS_BANK, CONST_BANK, EM_CUDA, GLOBAL_INIT, GLOBAL_ZERO, PARAM_BASE,
+from .writer import (ADDRESS_BANK, CONST_BANK, DW_CFA_advance_loc4, DW_CFA_def_cfa, DW_CFA_nop,
+                     DW_CFA_undefined, DWARF_REG_BASE, EM_CUDA, GLOBAL_INIT, GLOBAL_ZERO, PARAM_BASE,
                      KernelImage, ModuleVariable)
 
 
@@ -41,6 +42,15 @@ class Cubin:
     @property
     def arch(self) -> str:
         return f"sm_{(self.header.flags >> 8) & 0xFF}"
+
+    @property
+    def virtual_arch(self) -> str:
+        """The SM .note.nv.cuinfo records: the PTX `.target` (sm_89 PTX built for sm_90
+        says 89); the file's arch when there is no such note."""
+        for _owner, _type, desc in self.notes.get(".note.nv.cuinfo", []):
+            if len(desc) >= 4:
+                return f"sm_{struct.unpack_from('<H', desc, 2)[0]}"
+        return self.arch
 
     def section(self, name: str) -> Section | None:
         return next((s for s in self.sections if s.name == name), None)
@@ -100,7 +110,8 @@ def _variables(cubin: Cubin) -> list[ModuleVariable]:
     slots, in the order ptxas placed them: the `.visible` (GLOBAL) ones first, then
     the others, each in symbol-table order."""
     spaces = {CONST_BANK: "const", GLOBAL_ZERO: "global", GLOBAL_INIT: "global"}
-    slots = {r.symbol: r.offset for r in cubin.relocations.get(".rel" + ADDRESS_BANK, [])}
+    relocations = cubin.relocations.get(".rel" + ADDRESS_BANK) or cubin.relocations.get(".rela" + ADDRESS_BANK, [])
+    slots = {r.symbol: r.offset for r in relocations}   # sm_89: REL; sm_90: RELA
     variables = []
     for number, sym in sorted(enumerate(cubin.symbols), key=lambda e: e[1].bind != elf.STB_GLOBAL):
         section = cubin.sections[sym.shndx] if 0 < sym.shndx < len(cubin.sections) else None
@@ -192,9 +203,18 @@ def _kernel(cubin: Cubin, text: Section) -> KernelImage:
     shared = cubin.section(f".nv.shared.{name}")
     if shared is not None:
         image.shared_size, image.shared_align = shared.size, shared.align
-    cfa_offset = _cfa_offset(cubin, symbol)
-    if cfa_offset != image.cfa_location():  # keep None where the default gives the same
-        image.cfa_offset = cfa_offset
+        shared_index = cubin.sections.index(shared)
+        has_symbol = any(s.type == elf.STT_SECTION and s.shndx == shared_index for s in cubin.symbols)
+        image.dynamic_shared = not has_symbol   # a window without variables: `extern .shared`
+    if cubin.arch == "sm_90":
+        relocated = cubin.section(f".rela.text.{name}") is not None
+        text_index = cubin.sections.index(text)
+        subroutines = any(s.type == elf.STT_FUNC and s.bind == elf.STB_LOCAL and s.shndx == text_index
+                          for s in cubin.symbols)   # nvcc's, laid out in the kernel's .text
+        image.calls = subroutines or (relocated and shared is None)
+        if shared is not None and not relocated:
+            image.shared_referenced = False
+    _apply_frame(image, _fde_rows(cubin, symbol), cubin.arch)
     return image
 
 
@@ -221,6 +241,10 @@ def _apply_kernel_record(image: KernelImage, r: ni.Record) -> None:
         image.crs_stack_size = ni.unpack_words(r.value)[0]
     elif name == "EIATTR_MAX_THREADS":
         image.max_threads = tuple(ni.unpack_words(r.value))
+    elif name == "EIATTR_REQNTID":
+        image.req_threads = tuple(ni.unpack_words(r.value))
+    elif name == "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS":
+        image.int_warp_wide_offsets = ni.unpack_words(r.value)
 
 
 def _apply_global_record(image: KernelImage, r: ni.Record) -> None:
@@ -233,17 +257,69 @@ def _apply_global_record(image: KernelImage, r: ni.Record) -> None:
         image.min_stack_size = value
 
 
-def _cfa_offset(cubin: Cubin, symbol: int) -> int | None:
-    """Where the kernel's FDE re-states the CFA: the sum of the advances before its
-    DW_CFA_def_cfa (see writer._fde)."""
+def _fde_rows(cubin: Cubin, symbol: int) -> list[tuple[int, list]] | None:
+    """The kernel's FDE as rows (location, [(op, operands)]): each DW_CFA_advance_loc4
+    starts a row; def_cfa and undefined go into the current one.  None when there is no
+    FDE or it holds something else."""
     frame = cubin.section(".debug_frame")
     relocs = cubin.relocations.get(".rel.debug_frame") or cubin.relocations.get(".rela.debug_frame", [])  # sm_90: RELA
     reloc = next((r for r in relocs if r.symbol == symbol), None)
     if frame is None or reloc is None:
         return None
-    pos = reloc.offset + 16  # the FDE's instructions follow initial_location and address_range
-    location = 0
-    while pos + 5 <= len(frame.data) and frame.data[pos] == 0x04:  # DW_CFA_advance_loc4
-        location += struct.unpack_from("<I", frame.data, pos + 1)[0] * 4
-        pos += 5
-    return location
+    data = frame.data
+    length = struct.unpack_from("<Q", data, reloc.offset - 16)[0]   # the FDE's 64-bit length
+    end = reloc.offset - 8 + length
+    pos = reloc.offset + 16   # the FDE's instructions follow initial_location and address_range
+    rows, location = [(0, [])], 0
+
+    def uleb() -> int:
+        nonlocal pos
+        value = shift = 0
+        while True:
+            byte = data[pos]
+            pos += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                return value
+    while pos < end:
+        op = data[pos]
+        pos += 1
+        if op == DW_CFA_advance_loc4:
+            location = (location + struct.unpack_from("<I", data, pos)[0] * 4) & 0xFFFFFFFF
+            pos += 4
+            rows.append((location, []))
+        elif op == DW_CFA_def_cfa:
+            rows[-1][1].append(("def_cfa", uleb() - DWARF_REG_BASE, uleb()))
+        elif op == DW_CFA_undefined:
+            rows[-1][1].append(("undefined", uleb() - DWARF_REG_BASE))
+        elif op == DW_CFA_nop:
+            continue
+        else:
+            return None
+    return rows
+
+
+def _apply_frame(image: KernelImage, rows: list | None, arch: str) -> None:
+    """cfa_offset, straight_line, fde_end and cfi_undefined from the FDE's rows (see
+    writer._fde and writer._fde_sm90), each left at its default where that writes the
+    same."""
+    if not rows:
+        return
+    cfa_rows = [location for location, ops in rows if any(op[0] == "def_cfa" for op in ops)]
+    if not cfa_rows:
+        return
+    cfa_at = cfa_rows[0]
+    if cfa_at != image.cfa_location():  # keep None where the default gives the same
+        image.cfa_offset = cfa_at
+    image.cfi_undefined = [(location, op[1]) for location, ops in rows for op in ops if op[0] == "undefined"]
+    last_location, last_ops = rows[-1]
+    last_cfa = [op for op in last_ops if op[0] == "def_cfa"]
+    if image.frame_size and last_cfa and last_cfa[-1][2] == 0 and last_location == cfa_at:
+        image.straight_line = True   # CFA = R1 + 0 at the CFA point; no advance to the EXIT
+        return
+    # the row the FDE ends at: the last one without instructions (sm_89's first row, the
+    # advance past the first instruction, is not it)
+    ends = [location for location, ops in rows[2 if arch == "sm_89" else 1:] if not ops]
+    if ends and ends[-1] != max(image.exit_offsets, default=image.cfa_location()):
+        image.fde_end = ends[-1]

@@ -8,7 +8,7 @@ Given nvcc's own .text and the same tool strings it reproduces nvcc's cubin exac
 Kernels are passed in source (PTX) order; like ptxas, the file holds them in reverse
 order.
 
-Module-scope variables (sm_89; ModuleVariable) are placed as ptxas places them while
+Module-scope variables (ModuleVariable) are placed as ptxas places them while
 it makes the first kernel of the file: `.visible` ones first, then the others, each
 in declaration order, a section created (with its section symbol and names) the
 first time a variable needs it.  `.const` -> .nv.constant3 (PROGBITS A, initial
@@ -18,7 +18,9 @@ relocations in .rel.nv.constant4 (last slot first) fill with its address.  The m
 banks come after .rel.debug_frame in creation order, .nv.global.init after the code,
 the NOBITS sections in creation order (the first kernel's shared window, .nv.global,
 the others' windows); the writable LOAD segment covers .nv.global.init's bytes and
-the NOBITS windows.
+the NOBITS windows.  sm_90 places them the same way, with RELA relocations
+(.rela.nv.constant4, addend 0), the module banks before the code with a LOAD segment
+of their own, and .nv.global after .nv.shared.reserved.0 (_PlanSM90).
 """
 from __future__ import annotations
 
@@ -57,6 +59,7 @@ NVCC_TOOL_BRANCH = "Build cuda_13.5.r13.5/compiler.39125733_0"
 # Per-architecture values: e_flags is 0x06000004 | sm << 8 (sm_89: 0x6005904).
 E_FLAGS_BASE = 0x06000004
 PARAM_BASE = {"sm_89": 0x160, "sm_90": 0x210}
+SHARED_RESERVED_BYTES = {"sm_90": 0x400}  # ahead of a kernel's shared variables (ptxas's reserved window)
 UNNAMED_5F_VALUE = {"sm_89": 0, "sm_90": 0x101}
 
 TEXT_ALIGN = 128
@@ -83,11 +86,54 @@ class KernelImage:
     # 16 past the first EXIT.
     cfa_offset: int | None = None
     crs_stack_size: int | None = None             # EIATTR_CRS_STACK_SIZE, when ptxas gives one
-    max_threads: tuple[int, int, int] | None = None  # EIATTR_MAX_THREADS (__launch_bounds__)
+    max_threads: tuple[int, int, int] | None = None  # EIATTR_MAX_THREADS (__launch_bounds__, .maxntid)
+    req_threads: tuple[int, int, int] | None = None  # EIATTR_REQNTID (.reqntid; ptxas refuses both)
+    # Byte offsets of the warp-wide integer instructions ptxas lists (VOTEU.ANY, REDUX:
+    # the aggregation of atomics and __reduce_*_sync): EIATTR_INT_WARP_WIDE_INSTR_OFFSETS.
+    int_warp_wide_offsets: list[int] = field(default_factory=list)
+    # The kernel has an `extern .shared` window (dynamic shared memory, sized at launch):
+    # its .nv.shared.<k> exists even when empty (sm_89: size 0; sm_90: the reserved 1 KiB),
+    # and has a section symbol only if static variables precede the window.  The reader
+    # sets it only where the file shows it (a window without a section symbol).
+    dynamic_shared: bool = False
+    # Whether the code addresses shared memory (sm_90: an empty .rela.text.<k>, and the
+    # nameless .nv.reservedSmem.cap symbol after the first such kernel).  None: it does
+    # when it has a shared window.  False for the windows ptxas gives every kernel of a
+    # module with `extern .shared` memory, used or not.
+    shared_referenced: bool | None = None
+    # The kernel calls subroutines laid out after it in its own .text (CALL.REL.NOINC):
+    # on sm_90 ptxas leaves an empty .rela.text.<k> for the resolved calls.  Nothing on sm_89.
+    calls: bool = False
+    # The code is one basic block (no branch).  With a stack frame, ptxas then ends the
+    # FDE by re-stating CFA = R1 + 0 at the CFA point instead of advancing to the last
+    # EXIT (isa_local's local_wide and local_hist); without a frame it changes nothing.
+    straight_line: bool = False
+    # Where the FDE's last advance goes; None: the last EXIT, as usual.  On sm_90 ptxas
+    # stops at the ERRBAR after a kernel's last MEMBAR.SC (isa_memory's fences: 0x1e0,
+    # its EXIT at 0x210).
+    fde_end: int | None = None
+    # (offset, register) of the DW_CFA_undefined rows ptxas writes on sm_90 where a
+    # register pair receives a generic address of shared memory (isa_uniform's
+    # generic_cas: MOV R2, R0 at 0xc0 and MOV R3, R5 (SR_SWINHI) at 0xd0).
+    cfi_undefined: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def param_size(self) -> int:
         return max((offset + size for offset, size in self.params), default=0)
+
+    def has_shared_window(self) -> bool:
+        """Whether the kernel has a .nv.shared.<k> section."""
+        return bool(self.shared_size) or self.dynamic_shared
+
+    def has_static_shared(self, arch: str) -> bool:
+        """Whether static variables live in the window (then it has a section symbol):
+        more bytes than the reserved area ptxas puts ahead of them (sm_90: 1 KiB)."""
+        return self.shared_size > SHARED_RESERVED_BYTES.get(arch, 0)
+
+    def references_shared(self) -> bool:
+        if self.shared_referenced is not None:
+            return self.shared_referenced
+        return self.has_shared_window()
 
     def cfa_location(self) -> int:
         if self.cfa_offset is not None:
@@ -133,13 +179,16 @@ class ModuleVariable:
 
 def write_cubin(kernels: list[KernelImage], arch: str = "sm_89", tool_name: str = "ptxc",
                 tool_version: str = PTXC_TOOL_VERSION, tool_args: str | None = None,
-                tool_branch: str = "", variables: list[ModuleVariable] = ()) -> bytes:
+                tool_branch: str = "", variables: list[ModuleVariable] = (),
+                virtual_arch: str | None = None) -> bytes:
     """The cubin holding `kernels` (in source order) for `arch` ("sm_89" or "sm_90").
 
     The tool strings go into .note.nv.tkinfo; tool_args defaults to what nvcc passes
     ptxas ("-arch sm_89 -m 64").  To reproduce nvcc's cubin, pass tool_name="ptxas"
     and nvcc's version, branch and args strings.  `variables` are the module's
-    `.global` and `.const` variables in declaration order (sm_89 only).
+    `.global` and `.const` variables in declaration order.  `virtual_arch` is the PTX
+    `.target` that .note.nv.cuinfo records (ptxas -arch=sm_90 on `.target sm_89` PTX
+    writes 89 there); None: `arch`.
     """
     if arch not in PARAM_BASE:
         raise ValueError(f"unsupported architecture {arch!r} (sm_89 or sm_90)")
@@ -151,14 +200,10 @@ def write_cubin(kernels: list[KernelImage], arch: str = "sm_89", tool_name: str 
         raise ValueError("two kernels with the same name")
     variables = list(variables)
     _check_variables(variables)
-    if variables and arch != "sm_89":
-        raise ValueError(f"module variables are not modelled for {arch} (sm_89 only)")
     if tool_args is None:
         tool_args = f"-arch {arch} -m 64"
-    if arch == "sm_90":
-        plan = _PlanSM90(list(reversed(kernels)), arch)
-    else:
-        plan = _Plan(list(reversed(kernels)), arch, variables=variables)
+    plan_class = _PlanSM90 if arch == "sm_90" else _Plan
+    plan = plan_class(list(reversed(kernels)), arch, variables=variables, virtual_arch=virtual_arch or arch)
     return plan.build((tool_name, tool_version, tool_branch, tool_args))
 
 
@@ -214,6 +259,7 @@ class _Plan:
     sections: list[Section] = field(default_factory=list)
     symbols: list[Symbol] = field(default_factory=list)
     variables: list[ModuleVariable] = field(default_factory=list)   # declaration order
+    virtual_arch: str = "sm_89"    # .note.nv.cuinfo's SM: the PTX .target
 
     def build(self, notes) -> bytes:
         self.module_items = _module_items(self.variables)
@@ -238,7 +284,7 @@ class _Plan:
         names += [GLOBAL_INIT] if GLOBAL_INIT in made else []
         # NOBITS windows in creation order: the first kernel's, the module's, the others'
         for i, k in enumerate(self.kernels):
-            if k.shared_size:
+            if k.has_shared_window():
                 names.append(f".nv.shared.{k.name}")
             if i == 0 and GLOBAL_ZERO in made:
                 names.append(GLOBAL_ZERO)
@@ -258,7 +304,7 @@ class _Plan:
         visible = []
         for i, k in enumerate(self.kernels):
             local.append(section(f".text.{k.name}"))
-            if k.shared_size:
+            if k.has_static_shared(self.arch):
                 local.append(section(f".nv.shared.{k.name}"))
             if i == 0:   # ptxas places the module's variables while making the first kernel
                 for kind, item in self.module_items:
@@ -296,7 +342,7 @@ class _Plan:
                     link=idx[".strtab"], info=self.first_global, align=8, entsize=elf.SYM.size),
             Section(".debug_frame", elf.SHT_PROGBITS, data=debug_frame),
             Section(".note.nv.tkinfo", elf.SHT_NOTE, SHF_NOTE_TKINFO, _tkinfo(*notes), align=4),
-            Section(".note.nv.cuinfo", elf.SHT_NOTE, SHF_NOTE_CUINFO, _cuinfo(self.arch),
+            Section(".note.nv.cuinfo", elf.SHT_NOTE, SHF_NOTE_CUINFO, _cuinfo(self.virtual_arch),
                     link=idx[".note.nv.tkinfo"], align=4),
             Section(".nv.info", SHT_CUDA_INFO, data=ni.encode_records(self._global_info()),
                     link=idx[".symtab"], align=4),
@@ -334,7 +380,7 @@ class _Plan:
         if GLOBAL_INIT in idx:
             secs.append(self._variable_section(GLOBAL_INIT))
         for i, k in enumerate(self.kernels):
-            if k.shared_size:
+            if k.has_shared_window():
                 secs.append(Section(f".nv.shared.{k.name}", elf.SHT_NOBITS,
                                     elf.SHF_WRITE | elf.SHF_ALLOC | elf.SHF_INFO_LINK,
                                     info=idx[f".text.{k.name}"], align=k.shared_align,
@@ -400,12 +446,7 @@ class _Plan:
         if k.num_barriers:
             records.append(ni.bval(c["EIATTR_NUM_BARRIERS"], k.num_barriers))
         records.append(ni.hval(ni.EIATTR_UNNAMED_5F, UNNAMED_5F_VALUE[self.arch]))
-        records.append(ni.words(c["EIATTR_EXIT_INSTR_OFFSETS"], *k.exit_offsets))
-        if k.crs_stack_size is not None:
-            records.append(ni.words(c["EIATTR_CRS_STACK_SIZE"], k.crs_stack_size))
-        if k.max_threads is not None:
-            records.append(ni.words(c["EIATTR_MAX_THREADS"], *k.max_threads))
-        return records
+        return records + _exit_records(k)
 
     def _debug_frame(self) -> tuple[bytes, list[elf.Relocation]]:
         """One CIE + FDE per kernel (ptxas repeats the CIE), and the relocations that
@@ -435,49 +476,82 @@ class _PlanSM90:
 
     Sections: the string and symbol tables, .debug_frame, the notes (.note.nv.cuinfo now
     INFO_LINKs .nv.compat), .nv.info, .nv.compat, .nv.info.<k> per kernel, .nv.callgraph,
-    an empty .rela.text.<k> per kernel with shared memory, .rela.debug_frame, .text.<k>
-    (sh_info the kernel's symbol, no register count), the NOBITS windows (each kernel's
-    .nv.shared.<k>, and .nv.shared.reserved.0 right after the first kernel's), then the
-    .nv.constant0.<k> banks.  No .nv.rel.action.  The string tables hold only the names
-    used (.shstrtab ends with 14 zero bytes), the symbol table's sh_info is its length,
-    and the constant banks' section symbols come after the kernels'."""
+    an empty .rela.text.<k> per kernel whose code addressed shared memory or called a
+    subroutine, .rela.nv.constant4 (RELA) when the module has `.global` variables,
+    .rela.debug_frame (RELA, addend 0), the module's banks (.nv.constant4 / .nv.constant3 in
+    creation order), .text.<k> (sh_info the kernel's symbol, no register count),
+    .nv.global.init, the NOBITS windows (the first kernel's .nv.shared.<k>,
+    .nv.shared.reserved.0, .nv.global, the others' windows), then the .nv.constant0.<k>
+    banks.  No .nv.rel.action.  The string tables hold only the names used, in use order
+    (.shstrtab ends with 14 zero bytes), the symbol table's sh_info is its length, and the
+    constant banks' section symbols come after the kernels'.  Module variables are placed
+    as on sm_89 (_module_items), while the first kernel is made."""
     kernels: list[KernelImage]     # file order (reverse source order)
     arch: str = "sm_90"
+    variables: list[ModuleVariable] = field(default_factory=list)   # declaration order
+    virtual_arch: str = "sm_90"    # .note.nv.cuinfo's SM: the PTX .target
 
     def build(self, notes) -> bytes:
+        self.module_items = _module_items(self.variables)
+        self.made = [item for kind, item in self.module_items if kind == "section"]
         self._number_sections()
         self._number_symbols()
         self._fill_contents(notes)
         return _link_sm90(self.sections)
 
+    def _relocated(self, k: KernelImage) -> bool:
+        """ptxas keeps an empty .rela.text.<k> for the relocations it resolved in the
+        kernel's code: shared-memory addresses (the reserved window) and calls."""
+        return k.references_shared() or k.calls
+
     def _number_sections(self) -> None:
+        made = self.made
         names = [".shstrtab", ".strtab", ".symtab", ".debug_frame", ".note.nv.tkinfo", ".note.nv.cuinfo",
                  ".nv.info", ".nv.compat"]
         names += [f".nv.info.{k.name}" for k in self.kernels]
         names += [".nv.callgraph"]
-        names += [f".rela.text.{k.name}" for k in self.kernels if k.shared_size]
+        names += [f".rela.text.{k.name}" for k in self.kernels if self._relocated(k)]
+        names += [".rela" + ADDRESS_BANK] * (ADDRESS_BANK in made)
         names += [".rela.debug_frame"]
+        names += [name for name in made if name.startswith(".nv.constant")]   # in creation order
         names += [f".text.{k.name}" for k in self.kernels]
-        for i, k in enumerate(self.kernels):
-            if k.shared_size:
-                names.append(f".nv.shared.{k.name}")
-            if i == 0:
-                names.append(RESERVED_SHARED)
+        names += [GLOBAL_INIT] * (GLOBAL_INIT in made)
+        names += self._nobits_names()
         names += [f".nv.constant0.{k.name}" for k in self.kernels]
         self.index = {name: i + 1 for i, name in enumerate(names)}
 
+    def _nobits_names(self) -> list[str]:
+        """In creation order: the first kernel's window, the reserved window, .nv.global,
+        then the other kernels' windows."""
+        names = []
+        for i, k in enumerate(self.kernels):
+            if k.has_shared_window():
+                names.append(f".nv.shared.{k.name}")
+            if i == 0:
+                names.append(RESERVED_SHARED)
+                names += [GLOBAL_ZERO] * (GLOBAL_ZERO in self.made)
+        return names
+
     def _number_symbols(self) -> None:
-        """Section symbols; each kernel's symbol, the reserved-shared symbols after the
-        first and the nameless .nv.reservedSmem.cap after the first with shared memory;
-        then the constant banks' section symbols."""
+        """Section symbols (the module's sections and local variables after the first
+        kernel's); each kernel's symbol, after the first the reserved-shared symbols and
+        the `.visible` variables, and the nameless .nv.reservedSmem.cap after the first
+        kernel that addresses shared memory; then the constant banks' section symbols."""
         idx = self.index
-        local = [".note.nv.tkinfo", ".note.nv.cuinfo"]
-        for k in self.kernels:
-            local.append(f".text.{k.name}")
-            if k.shared_size:
-                local.append(f".nv.shared.{k.name}")
-        local += [".debug_frame", ".nv.callgraph"]
-        self.symbols = [Symbol("")] + [Symbol(n, type=elf.STT_SECTION, shndx=idx[n]) for n in local]
+        section = lambda name: Symbol(name, type=elf.STT_SECTION, shndx=idx[name])
+        local, visible = [section(".note.nv.tkinfo"), section(".note.nv.cuinfo")], []
+        for i, k in enumerate(self.kernels):
+            local.append(section(f".text.{k.name}"))
+            if k.has_static_shared(self.arch):
+                local.append(section(f".nv.shared.{k.name}"))
+            if i == 0:   # ptxas places the module's variables while making the first kernel
+                for kind, item in self.module_items:
+                    if kind == "section":
+                        local.append(section(item))
+                    else:
+                        (visible if item.visible else local).append(_Plan._variable_symbol(self, item))
+        local += [section(".debug_frame"), section(".nv.callgraph")]
+        self.symbols = [Symbol("")] + local
         self.cap_after = None
         for i, k in enumerate(self.kernels):
             self.symbols.append(Symbol(k.name, size=len(k.text), bind=elf.STB_GLOBAL, type=elf.STT_FUNC,
@@ -486,11 +560,11 @@ class _PlanSM90:
                 self.symbols += [Symbol(".nv.reservedSmem.offset0", size=4, bind=elf.STB_WEAK, type=elf.STT_OBJECT),
                                  Symbol("__nv_reservedSMEM_offset_0_alias", bind=elf.STB_WEAK,
                                         other=STO_CUDA_RESERVED_SHARED, shndx=idx[RESERVED_SHARED])]
-            if k.shared_size and self.cap_after is None:
+                self.symbols += visible
+            if k.references_shared() and self.cap_after is None:
                 self.cap_after = len(self.symbols)
                 self.symbols.append(Symbol("", other=STV_INTERNAL))  # named in .strtab, not here
-        self.symbols += [Symbol(f".nv.constant0.{k.name}", type=elf.STT_SECTION, shndx=idx[f".nv.constant0.{k.name}"])
-                         for k in self.kernels]
+        self.symbols += [section(f".nv.constant0.{k.name}") for k in self.kernels]
         self.symbol_index = {s.name: i for i, s in enumerate(self.symbols) if s.name}
 
     def _fill_contents(self, notes) -> None:
@@ -508,8 +582,8 @@ class _PlanSM90:
                     link=idx[".strtab"], info=len(self.symbols), align=8, entsize=elf.SYM.size),
             Section(".debug_frame", elf.SHT_PROGBITS, data=debug_frame),
             Section(".note.nv.tkinfo", elf.SHT_NOTE, SHF_NOTE_TKINFO, _tkinfo(*notes), align=4),
-            Section(".note.nv.cuinfo", elf.SHT_NOTE, SHF_NOTE_CUINFO | elf.SHF_INFO_LINK, _cuinfo(self.arch),
-                    link=idx[".note.nv.tkinfo"], info=idx[".nv.compat"], align=4),
+            Section(".note.nv.cuinfo", elf.SHT_NOTE, SHF_NOTE_CUINFO | elf.SHF_INFO_LINK,
+                    _cuinfo(self.virtual_arch), link=idx[".note.nv.tkinfo"], info=idx[".nv.compat"], align=4),
             Section(".nv.info", SHT_CUDA_INFO, data=ni.encode_records(_Plan._global_info(self)),
                     link=idx[".symtab"], align=4),
             Section(".nv.compat", SHT_CUDA_COMPAT_INFO, data=ni.encode_records(ni.sm90_compat_records()), align=4),
@@ -521,22 +595,33 @@ class _PlanSM90:
         secs.append(Section(".nv.callgraph", SHT_CUDA_CALLGRAPH, data=_callgraph(), link=idx[".symtab"],
                             align=4, entsize=8))
         for k in self.kernels:
-            if k.shared_size:
+            if self._relocated(k):
                 secs.append(Section(f".rela.text.{k.name}", elf.SHT_RELA, elf.SHF_INFO_LINK, link=idx[".symtab"],
                                     info=idx[f".text.{k.name}"], align=8, entsize=elf.RELA.size))
+        if ADDRESS_BANK in self.made:
+            relocs = [elf.Relocation(r.offset, r.symbol, r.type, 0) for r in _Plan._address_relocations(self)]
+            secs.append(Section(".rela" + ADDRESS_BANK, elf.SHT_RELA, elf.SHF_INFO_LINK,
+                                b"".join(r.pack() for r in relocs), link=idx[".symtab"],
+                                info=idx[ADDRESS_BANK], align=8, entsize=elf.RELA.size))
         secs.append(Section(".rela.debug_frame", elf.SHT_RELA, elf.SHF_INFO_LINK,
                             b"".join(r.pack() for r in frame_relocs), link=idx[".symtab"],
                             info=idx[".debug_frame"], align=8, entsize=elf.RELA.size))
+        secs += [_Plan._variable_section(self, name) for name in self.made if name.startswith(".nv.constant")]
         for k in self.kernels:
             secs.append(Section(f".text.{k.name}", elf.SHT_PROGBITS, elf.SHF_ALLOC | elf.SHF_EXECINSTR, k.text,
                                 link=idx[".symtab"], info=sym[k.name], align=TEXT_ALIGN))
-        for i, k in enumerate(self.kernels):
-            if k.shared_size:
-                secs.append(Section(f".nv.shared.{k.name}", elf.SHT_NOBITS,
-                                    elf.SHF_WRITE | elf.SHF_ALLOC | elf.SHF_INFO_LINK,
+        if GLOBAL_INIT in self.made:
+            secs.append(_Plan._variable_section(self, GLOBAL_INIT))
+        windows = {f".nv.shared.{k.name}": k for k in self.kernels}
+        for name in self._nobits_names():
+            if name in windows:
+                k = windows[name]
+                secs.append(Section(name, elf.SHT_NOBITS, elf.SHF_WRITE | elf.SHF_ALLOC | elf.SHF_INFO_LINK,
                                     info=idx[f".text.{k.name}"], align=k.shared_align, nobits_size=k.shared_size))
-            if i == 0:
+            elif name == RESERVED_SHARED:
                 secs.append(Section(RESERVED_SHARED, elf.SHT_NOBITS, elf.SHF_WRITE | elf.SHF_ALLOC, align=1))
+            else:
+                secs.append(_Plan._variable_section(self, name))
         for k in self.kernels:
             secs.append(Section(f".nv.constant0.{k.name}", elf.SHT_PROGBITS, elf.SHF_ALLOC | elf.SHF_INFO_LINK,
                                 bytes(k.param_base + k.param_size), info=idx[f".text.{k.name}"], align=4))
@@ -557,11 +642,7 @@ class _PlanSM90:
         if k.num_barriers:
             records.append(ni.bval(c["EIATTR_NUM_BARRIERS"], k.num_barriers))
         records.append(ni.hval(ni.EIATTR_UNNAMED_5F, UNNAMED_5F_VALUE[self.arch]))
-        records.append(ni.words(c["EIATTR_EXIT_INSTR_OFFSETS"], *k.exit_offsets))
-        if k.crs_stack_size is not None:
-            records.append(ni.words(c["EIATTR_CRS_STACK_SIZE"], k.crs_stack_size))
-        if k.max_threads is not None:
-            records.append(ni.words(c["EIATTR_MAX_THREADS"], *k.max_threads))
+        records += _exit_records(k)
         if k.params:
             records.append(ni.hval(c["EIATTR_CBANK_PARAM_SIZE"], k.param_size))
             bank = self.symbol_index[f".nv.constant0.{k.name}"]
@@ -580,24 +661,52 @@ class _PlanSM90:
         return bytes(data), relocs[::-1]
 
 
+def _exit_records(k: KernelImage) -> list[ni.Record]:
+    """From the warp-wide instructions to the stack: ptxas's order on sm_89 and sm_90
+    (INT_WARP_WIDE_INSTR_OFFSETS, EXIT_INSTR_OFFSETS, MAX_THREADS or REQNTID,
+    CRS_STACK_SIZE; measured with __launch_bounds__/.reqntid kernels that call)."""
+    c = ni.CODES
+    records = []
+    if k.int_warp_wide_offsets:
+        records.append(ni.words(c["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"], *k.int_warp_wide_offsets))
+    records.append(ni.words(c["EIATTR_EXIT_INSTR_OFFSETS"], *k.exit_offsets))
+    if k.max_threads is not None:
+        records.append(ni.words(c["EIATTR_MAX_THREADS"], *k.max_threads))
+    if k.req_threads is not None:
+        records.append(ni.words(c["EIATTR_REQNTID"], *k.req_threads))
+    if k.crs_stack_size is not None:
+        records.append(ni.words(c["EIATTR_CRS_STACK_SIZE"], k.crs_stack_size))
+    return records
+
+
 def _fde_sm90(cie_offset: int, k: KernelImage) -> bytes:
-    """sm_90's FDE: advance to the CFA point, CFA = R1 + frame size, advance to the last
-    EXIT; when the last EXIT comes first (one EXIT, the CFA point just past it), advance
-    to it and then on to the CFA point, and stop there."""
+    """sm_90's FDE: rows in address order, each an advance and its instructions: at the
+    CFA point, CFA = R1 + frame size; at the last EXIT (fde_end), nothing (the FDE ends
+    there).  When the last EXIT comes first (one EXIT, the CFA point just past it), the
+    FDE advances to it, then on to the CFA point.  A straight-line kernel with a frame
+    has one row: CFA = R1 + 0 at the CFA point.  DW_CFA_undefined rows (cfi_undefined)
+    fall in between."""
     cfa_at = k.cfa_location()
-    last_exit = max(k.exit_offsets, default=cfa_at)
-    def_cfa = bytes([DW_CFA_def_cfa]) + _reg(STACK_POINTER) + uleb128(k.frame_size)
-    if last_exit < cfa_at:
-        steps = _advance(last_exit) + _advance(cfa_at - last_exit) + def_cfa
+    end = k.fde_end if k.fde_end is not None else max(k.exit_offsets, default=cfa_at)
+    rows = [(offset, 1, bytes([DW_CFA_undefined]) + _reg(reg)) for offset, reg in k.cfi_undefined]
+    if k.straight_line and k.frame_size:
+        rows.append((cfa_at, 2, bytes([DW_CFA_def_cfa]) + _reg(STACK_POINTER) + uleb128(0)))
     else:
-        steps = _advance(cfa_at) + def_cfa + _advance(last_exit - cfa_at)
-    return _entry(struct.pack("<QQQ", cie_offset, 0, len(k.text)) + steps)
+        rows.append((cfa_at, 2, bytes([DW_CFA_def_cfa]) + _reg(STACK_POINTER) + uleb128(k.frame_size)))
+        rows.append((end, 3, b""))
+    steps, at = bytearray(), 0
+    for offset, _order, ops in sorted(rows, key=lambda r: r[:2]):
+        steps += _advance(offset - at) + ops
+        at = offset
+    return _entry(struct.pack("<QQQ", cie_offset, 0, len(k.text)) + bytes(steps))
 
 
 def _link_sm90(sections: list[Section]) -> bytes:
     """Sections in order (NOBITS ones at the position they would start at), the section
-    headers right after (not 8-aligned), then five program headers: PHDR, a LOAD over
-    them, the code, the shared windows, the constant banks."""
+    headers right after (not 8-aligned), then the program headers: PHDR, a LOAD over
+    them, the module's constant banks (if any), the code, the writable memory
+    (.nv.global.init's bytes, then the NOBITS windows; memsz 0 without any), the kernels'
+    constant banks."""
     out = bytearray(elf.EHDR.size)
     for s in sections:
         s.offset = elf.align_up(len(out), s.align)
@@ -608,17 +717,23 @@ def _link_sm90(sections: list[Section]) -> bytes:
     out += b"".join(s.pack_header() for s in headers)
     phoff = len(out)
 
-    def span(group: list[Section]) -> tuple[int, int]:
-        return group[0].offset, group[-1].offset + group[-1].size - group[0].offset
+    def load(flags: int, group: list[Section]) -> Segment:
+        size = group[-1].offset + group[-1].size - group[0].offset
+        return Segment(elf.PT_LOAD, flags, group[0].offset, size, size)
     texts = [s for s in sections if s.flags & elf.SHF_EXECINSTR]
-    shared = [s for s in sections if s.type == elf.SHT_NOBITS]
-    banks = [s for s in sections if s.name.startswith(".nv.constant")]
-    table = 5 * elf.PHDR.size
+    writable = [s for s in sections if s.flags & elf.SHF_WRITE]
+    module_banks = [s for s in sections if s.name in (CONST_BANK, ADDRESS_BANK)]
+    banks = [s for s in sections if s.name.startswith(".nv.constant0.")]
     r, rx, rw = elf.PF_R, elf.PF_R | elf.PF_X, elf.PF_R | elf.PF_W
-    segments = [Segment(elf.PT_PHDR, r, phoff, table, table), Segment(elf.PT_LOAD, r, phoff, table, table),
-                Segment(elf.PT_LOAD, rx, *span(texts), span(texts)[1]),
-                Segment(elf.PT_LOAD, rw, shared[0].offset, 0, _shared_extent(shared)),
-                Segment(elf.PT_LOAD, r, *span(banks), span(banks)[1])]
+    count = 5 + bool(module_banks)
+    table = count * elf.PHDR.size
+    segments = [Segment(elf.PT_PHDR, r, phoff, table, table), Segment(elf.PT_LOAD, r, phoff, table, table)]
+    if module_banks:
+        segments.append(load(r, module_banks))
+    filesz = sum(s.size for s in writable if s.type != elf.SHT_NOBITS)
+    segments += [load(rx, texts),
+                 Segment(elf.PT_LOAD, rw, writable[0].offset, filesz, _shared_extent(writable)),
+                 load(r, banks)]
     out += b"".join(p.pack() for p in segments)
     header = elf.Header(osabi=ELFOSABI_CUDA, abiversion=CUDA_ABI_VERSION, type=elf.ET_EXEC, machine=EM_CUDA,
                         flags=E_FLAGS_BASE | sm_number("sm_90") << 8, phoff=phoff, shoff=shoff,
@@ -731,6 +846,7 @@ REL_ACTION = struct.pack("<II8B", 0x73, 0, 0, 0, 0, 17, 37, 0, 5, 54)
 # ---- .debug_frame: DWARF CFI in the 64-bit format -------------------------------------
 
 DW_CFA_nop, DW_CFA_advance_loc4, DW_CFA_def_cfa, DW_CFA_same_value = 0x00, 0x04, 0x0C, 0x08
+DW_CFA_undefined = 0x07
 CODE_ALIGN, DATA_ALIGN = 4, -4
 DWARF_REG_BASE = 0x5000000     # ptxas numbers register Rn as 0x5000000 + n in CFI
 NO_RETURN_REGISTER = 0xFFFFFFFF
@@ -784,13 +900,17 @@ def _advance(delta_bytes: int) -> bytes:
 def _fde(cie_offset: int, k: KernelImage) -> bytes:
     """ptxas's four steps: advance past the first instruction (which loads R1, the
     stack pointer); advance to the CFA point; CFA = R1 + frame size; advance to the
-    last EXIT (a step that may go backwards)."""
+    last EXIT (a step that may go backwards).  A straight-line kernel with a frame ends
+    instead with an advance of 0 and CFA = R1 + 0."""
     cfa_at = k.cfa_location()
-    last_exit = max(k.exit_offsets, default=cfa_at)
+    last_exit = k.fde_end if k.fde_end is not None else max(k.exit_offsets, default=cfa_at)
     body = (struct.pack("<QQQ", cie_offset, 0, len(k.text))
             + _advance(0x10) + _advance(cfa_at - 0x10)
-            + bytes([DW_CFA_def_cfa]) + _reg(STACK_POINTER) + uleb128(k.frame_size)
-            + _advance(last_exit - cfa_at))
+            + bytes([DW_CFA_def_cfa]) + _reg(STACK_POINTER) + uleb128(k.frame_size))
+    if k.straight_line and k.frame_size:   # no advance to the EXIT: CFA = R1 + 0 right there
+        body += _advance(0) + bytes([DW_CFA_def_cfa]) + _reg(STACK_POINTER) + uleb128(0)
+    else:
+        body += _advance(last_exit - cfa_at)
     return _entry(body)
 
 
