@@ -257,6 +257,8 @@ def emulate(work: Path, max_steps: int = 20_000_000) -> dict:
                                 "seconds": round(time.perf_counter() - t0, 2)}
         stem = Path(entry["source"]).stem
         line = ", ".join(f"{v} " + ("ran" if r["ok"] else r["error"][:120]) for v, r in results.items())
+        if "ptxc-cubin" not in entry["variants"]:
+            line += " (no ptxc-cubin: ptxc cannot compile it for sm_90)"
         if all(results.get(v, {}).get("ok") for v in EMULATED):
             nvcc, ptxc = (np.load(work / results[v]["npz"]) for v in EMULATED)
             bad = buffer_diffs(ptxc, nvcc, results["ptxc-cubin"]["ulp"])

@@ -273,6 +273,14 @@ def test_run_device_prebuilt_nvcc_cubin_and_arch_mismatch(emulated_gpu, tmp_path
                    "compile with -arch=sm_89\n")
 
 
+def test_run_device_with_nvcc_where_there_is_none(emulated_gpu, monkeypatch, capsys):
+    """The device machine has no nvcc: --with=nvcc is a clean error (--nvcc-cubin is the way)."""
+    monkeypatch.setattr(oracle, "find", lambda tool: None)
+    status, out, err = run_here(run_command, ["--device", "--with=nvcc", VADD], capsys)
+    assert (status, out) == (1, "")
+    assert err.startswith("ptxc: error: --with=nvcc: nvcc not found") and err.count("\n") == 1, err
+
+
 def test_run_device_reports_a_bad_copy(emulated_gpu, tmp_path, capsys):
     """Device memory is tracked by HostGPU: a copy past an allocation is the program's
     error at its line, as on the emulator."""
