@@ -1,4 +1,4 @@
-"""A SASS emulator: runs sm_89 cubins (nvcc's and ptxc's) on the CPU, bit-exact.
+"""A SASS emulator: runs sm_89 and sm_90 cubins (nvcc's and ptxc's) on the CPU, bit-exact.
 
     from ptxc.emu.device import Device
     dev = Device()

@@ -118,13 +118,19 @@ def _coords(index: int, dims: tuple) -> tuple:
 
 
 def sass_line(kernel: Kernel, pc: int) -> str:
-    from ..sass.printer import format_ir
+    from ..sass.printer import format_instr, format_ir
+    from ..sass.table import load
     if 0 <= pc < len(kernel.program.instrs):
         addr, instr = kernel.program.instrs[pc]
         try:
-            text = format_ir(instr)
+            # sm_90's memory operands print their descriptor (`desc[UR4][R2.64]`) as
+            # cuobjdump does; sm_89's lines keep the IR's text
+            text = format_ir(instr) if kernel.arch.name == "sm_89" else format_instr(instr, addr, load(kernel.arch.name))
         except Exception:  # noqa: BLE001 - a listing line must not hide the report
-            text = instr.name
+            try:
+                text = format_ir(instr)
+            except Exception:  # noqa: BLE001
+                text = instr.name
         return f"/*{addr:04x}*/ {text}"
     return f"(pc {pc:#x} is outside the kernel's {len(kernel.program.instrs)} instructions)"
 
