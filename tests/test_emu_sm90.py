@@ -32,8 +32,9 @@ ARCHS = ("sm_89", "sm_90")
 # (consumer, producer, cycles nvcc leaves, cycles the sm_90 table wants): stall findings
 # on nvcc's own sm_90 code, so places where ptxc/sass/sm_90_latencies.json is stricter
 # than ptxas (its learner never saw these pairs in its corpus, or saw them rarely and kept
-# the row's largest).  The sm_89 table reports the same kinds on nvcc's sm_89 code.  Any
-# other finding (a scoreboard or WAR hazard, another pair, a tighter distance) fails.
+# the row's largest).  The sm_89 table reports the RET, indexed-constant and IMAD-carry
+# kinds on nvcc's sm_89 code too.  Any other finding (a scoreboard or WAR hazard, another
+# pair, a tighter distance) fails.
 STRICTER_THAN_PTXAS = {
     # a return address read by RET 4-5 cycles after the move that set it
     ("RET.REL.NODEC", "IMAD.MOV.U32", 4, 6), ("RET.REL.NODEC", "IMAD.MOV.U32", 5, 6),
