@@ -350,3 +350,24 @@ def test_a_cubin_that_is_not_one_is_a_load_error():
     with pytest.raises(LaunchError, match="x.cubin: not an ELF file") as info:
         Device().load(b"\x7fELG" + bytes(100), "x.cubin")
     assert info.value.kind == "load"
+
+
+@needs_nvcc
+@pytest.mark.parametrize("name", ["reduce_shared", "fe_shared_static", "fe_atomics_int"])
+def test_ptxc_written_sm90_cubin_runs_as_nvccs(name):
+    """nvcc's sm_90 SASS in a cubin ptxc's writer lays out (`write_cubin(..., "sm_90")`,
+    the backend's path): the same buffers as nvcc's own file, shared window included."""
+    from ptxc.cubin.reader import read_cubin
+    from ptxc.cubin.writer import write_cubin
+    path = TESTSUITE / f"{name}.cu"
+    source = path.read_text()
+    launches = parse_file(source, path.name)
+    theirs = cubins(str(path))["sm_90"]
+    image = read_cubin(theirs)
+    ours = write_cubin(image.kernels, arch="sm_90", variables=image.variables)
+    assert ours != theirs and read_cubin(ours).arch == "sm_90"
+    a = run_launches(theirs, launches, source, path.name)
+    b = run_launches(ours, launches, source, path.name, check_hazards=True)
+    assert unexpected_hazards(b.hazards) == []
+    for key in a.buffers:
+        assert not differences(key, a.buffers[key], b.buffers[key]), key
