@@ -123,10 +123,11 @@ PROBES = {
   st.global.v4.u32 [%rd0], {%r4, %r5, %r6, %r7}; st.global.u32 [%rd0+16], %r8;
 """,
     "float_atomics": """
-  ld.global.f32 %f1, [%rd1]; ld.global.f64 %fd1, [%rd1+8];
-  atom.global.add.f32 %f2, [%rd0], %f1; atom.global.add.f64 %fd2, [%rd0+8], %fd1;
+  .reg .f64 %da<4>;
+  ld.global.f32 %f1, [%rd1]; ld.global.f64 %da1, [%rd1+8];
+  atom.global.add.f32 %f2, [%rd0], %f1; atom.global.add.f64 %da2, [%rd0+8], %da1;
   atom.add.f32 %f3, [%rd1+16], %f0; red.global.add.f32 [%rd0+24], %f1;
-  st.global.f32 [%rd0+32], %f2; st.global.f32 [%rd0+36], %f3; st.global.f64 [%rd0+40], %fd2;
+  st.global.f32 [%rd0+32], %f2; st.global.f32 [%rd0+36], %f3; st.global.f64 [%rd0+40], %da2;
 """,
     "exit_bra": """
   setp.ge.s32 %p1, %r1, %r0; @%p1 bra DONE;
@@ -261,7 +262,7 @@ LOOP:
 
 PRELUDE = """.visible .entry {name}(.param .u64 p_out, .param .u64 p_in, .param .u32 p_n, .param .f32 p_f)
 {{
-  .reg .b32 %r<64>; .reg .b64 %rd<64>; .reg .pred %p<16>; .reg .f32 %f<64>; .reg .f64 %fd<16>;
+  .reg .b32 %r<64>; .reg .b64 %rd<64>; .reg .pred %p<16>; .reg .f32 %f<64>;
   ld.param.u64 %rd0, [p_out]; cvta.to.global.u64 %rd0, %rd0;
   ld.param.u64 %rd1, [p_in]; cvta.to.global.u64 %rd1, %rd1;
   ld.param.u32 %r0, [p_n]; ld.param.f32 %f0, [p_f]; mov.u32 %r1, %tid.x;
