@@ -12,7 +12,7 @@ from . import nvinfo as ni
 from .elf import Section, Segment, Symbol
 from .writer import (ADDRESS_BANK, CONST_BANK, DW_CFA_advance_loc4, DW_CFA_def_cfa, DW_CFA_nop,
                      DW_CFA_undefined, DWARF_REG_BASE, EM_CUDA, GLOBAL_INIT, GLOBAL_ZERO, PARAM_BASE,
-                     KernelImage, ModuleVariable)
+                     STV_INTERNAL, KernelImage, ModuleVariable)
 
 
 class CubinError(Exception):
@@ -207,15 +207,32 @@ def _kernel(cubin: Cubin, text: Section) -> KernelImage:
         has_symbol = any(s.type == elf.STT_SECTION and s.shndx == shared_index for s in cubin.symbols)
         image.dynamic_shared = not has_symbol   # a window without variables: `extern .shared`
     if cubin.arch == "sm_90":
-        relocated = cubin.section(f".rela.text.{name}") is not None
-        text_index = cubin.sections.index(text)
-        subroutines = any(s.type == elf.STT_FUNC and s.bind == elf.STB_LOCAL and s.shndx == text_index
-                          for s in cubin.symbols)   # nvcc's, laid out in the kernel's .text
-        image.calls = subroutines or (relocated and shared is None)
-        if shared is not None and not relocated:
-            image.shared_referenced = False
+        _apply_relocated(cubin, image, text, symbol, shared is not None)
     _apply_frame(image, _fde_rows(cubin, symbol), cubin.arch)
     return image
+
+
+def _apply_relocated(cubin: Cubin, image: KernelImage, text: Section, symbol: int, window: bool) -> None:
+    """sm_90: `calls` and `shared_referenced` from the empty .rela.text.<k> ptxas keeps for
+    both, nvcc's subroutine symbols in the kernel's .text, and the nameless
+    .nv.reservedSmem.cap symbol that follows the first kernel addressing shared memory
+    (kernels before it in file order do not).  Where the file cannot tell (a kernel after
+    that one, with calls and a window), the default (it does) is kept."""
+    relocated = cubin.section(f".rela.text.{image.name}") is not None
+    text_index = cubin.sections.index(text)
+    subroutines = any(s.type == elf.STT_FUNC and s.bind == elf.STB_LOCAL and s.shndx == text_index
+                      for s in cubin.symbols)   # nvcc's, laid out in the kernel's .text
+    cap = next((i for i, s in enumerate(cubin.symbols) if not s.name and s.other == STV_INTERNAL), None)
+    if cap is None:
+        references = False
+    else:
+        cap_kernel = max(i for i, s in enumerate(cubin.symbols[:cap]) if s.type == elf.STT_FUNC and s.bind == elf.STB_GLOBAL)
+        kernel_order = [i for i, s in enumerate(cubin.symbols) if s.type == elf.STT_FUNC and s.bind == elf.STB_GLOBAL]
+        position, cap_position = kernel_order.index(symbol), kernel_order.index(cap_kernel)
+        references = position == cap_position or (position > cap_position and relocated and window)
+    image.calls = subroutines or (relocated and not references)
+    if window and not references:
+        image.shared_referenced = False
 
 
 def _params(records: list[ni.Record]) -> list[tuple[int, int]]:
