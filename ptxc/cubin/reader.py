@@ -280,10 +280,16 @@ def _fde_rows(cubin: Cubin, symbol: int) -> list[tuple[int, list]] | None:
     FDE or it holds something else."""
     frame = cubin.section(".debug_frame")
     relocs = cubin.relocations.get(".rel.debug_frame") or cubin.relocations.get(".rela.debug_frame", [])  # sm_90: RELA
-    reloc = next((r for r in relocs if r.symbol == symbol), None)
-    if frame is None or reloc is None:
+    if frame is None:
         return None
     data = frame.data
+
+    def location(r: elf.Relocation) -> int:   # RELA: the addend; REL: the bytes in place
+        return r.addend if r.addend is not None else struct.unpack_from("<Q", data, r.offset)[0]
+    # the kernel's own FDE: nvcc's callees have FDEs relocated against the kernel too
+    reloc = next((r for r in relocs if r.symbol == symbol and location(r) == 0), None)
+    if reloc is None:
+        return None
     length = struct.unpack_from("<Q", data, reloc.offset - 16)[0]   # the FDE's 64-bit length
     end = reloc.offset - 8 + length
     pos = reloc.offset + 16   # the FDE's instructions follow initial_location and address_range

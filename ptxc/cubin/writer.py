@@ -109,8 +109,9 @@ class KernelImage:
     # EXIT (isa_local's local_wide and local_hist); without a frame it changes nothing.
     straight_line: bool = False
     # Where the FDE's last advance goes; None: the last EXIT, as usual.  On sm_90 ptxas
-    # stops at the ERRBAR after a kernel's last MEMBAR.SC (isa_memory's fences: 0x1e0,
-    # its EXIT at 0x210).
+    # stops elsewhere in some kernels: the ERRBAR after isa_memory's fences' last
+    # MEMBAR.SC (0x1e0, its EXIT at 0x210), the ENDCOLLECTIVE of isa_warp's
+    # divergent_sync (0x350, its EXIT at 0x260).
     fde_end: int | None = None
     # (offset, register) of the DW_CFA_undefined rows ptxas writes on sm_90 where a
     # register pair receives a generic address of shared memory (isa_uniform's
