@@ -137,6 +137,12 @@ def test_write_refuses_what_it_cannot_lay_out():
         write_cubin([KernelImage("k", nop_text(2), [], 4, [0x40])])
     with pytest.raises(ValueError, match="same name"):
         write_cubin([good, good])
+    with pytest.raises(ValueError, match="warp-wide"):
+        write_cubin([KernelImage("k", nop_text(2), [], 4, [0x10], int_warp_wide_offsets=[0x18])])
+    with pytest.raises(ValueError, match="FDE rows"):
+        write_cubin([KernelImage("k", nop_text(2), [], 4, [0x10], fde_end=0x40)], arch="sm_90")
+    with pytest.raises(ValueError, match="maxntid and .reqntid"):
+        write_cubin([KernelImage("k", nop_text(2), [], 4, [0x10], max_threads=(32, 1, 1), req_threads=(32, 1, 1))])
 
 
 @pytest.fixture

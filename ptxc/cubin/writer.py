@@ -224,6 +224,13 @@ def _check(k: KernelImage) -> None:
         raise bad("parameters do not fit a 16-bit constant-bank offset")
     if k.shared_align < 1 or k.shared_align & (k.shared_align - 1):
         raise bad(f"shared alignment {k.shared_align} is not a power of two")
+    if any(o % 16 or not 0 <= o < len(k.text) for o in k.int_warp_wide_offsets):
+        raise bad(f"warp-wide instruction offsets {k.int_warp_wide_offsets} are not instructions in the text")
+    rows = [o for o, _reg in k.cfi_undefined] + ([k.fde_end] if k.fde_end is not None else [])
+    if any(o % 16 or not 0 <= o <= len(k.text) for o in rows):
+        raise bad(f"FDE rows at {rows} are not instruction boundaries of the text")
+    if k.max_threads is not None and k.req_threads is not None:
+        raise bad("both .maxntid and .reqntid (ptxas refuses them together)")
 
 
 def _check_variables(variables: list[ModuleVariable]) -> None:
