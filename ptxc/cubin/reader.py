@@ -226,10 +226,14 @@ def _apply_relocated(cubin: Cubin, image: KernelImage, text: Section, symbol: in
     if cap is None:
         references = False
     else:
-        cap_kernel = max(i for i, s in enumerate(cubin.symbols[:cap]) if s.type == elf.STT_FUNC and s.bind == elf.STB_GLOBAL)
+        cap_kernel = max((i for i, s in enumerate(cubin.symbols[:cap]) if s.type == elf.STT_FUNC and s.bind == elf.STB_GLOBAL),
+                         default=None)
         kernel_order = [i for i, s in enumerate(cubin.symbols) if s.type == elf.STT_FUNC and s.bind == elf.STB_GLOBAL]
-        position, cap_position = kernel_order.index(symbol), kernel_order.index(cap_kernel)
-        references = position == cap_position or (position > cap_position and relocated and window)
+        if cap_kernel is None or symbol not in kernel_order:   # the cap comes before every kernel (isa_memory)
+            references = True
+        else:
+            position, cap_position = kernel_order.index(symbol), kernel_order.index(cap_kernel)
+            references = position == cap_position or (position > cap_position and relocated and window)
     image.calls = subroutines or (relocated and not references)
     if window and not references:
         image.shared_referenced = False
