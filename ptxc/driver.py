@@ -123,6 +123,7 @@ def kernel_image(kernel: Kernel):
     image.shared_size = info.shared_size
     image.shared_align = max(info.shared_align, 4)
     image.num_barriers = info.num_barriers
+    image.calls = any(i.op == "CALL" for _addr, i in kernel.addrs)   # subroutines after it (link_calls)
     image.frame_size = info.frame_size
     image.min_stack_size = info.frame_size if info.stack_size is None else info.stack_size
     if info.max_reg_count:

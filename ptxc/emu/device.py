@@ -202,7 +202,10 @@ class Kernel:
         """Local memory per thread: the frame ptxas reports, or the default stack when it
         could not bound it (recursion: MIN_STACK_SIZE 0xffffffff)."""
         frame = max(self.image.frame_size or 0, self.image.min_stack_size or 0)
-        if frame >= 0x10000000 or (self.image.crs_stack_size or 0) >= 0x10000000:
+        # sm_90's ptxas writes MIN_STACK_SIZE 0 for a recursive kernel (nvcc's isa_calls
+        # recursive_fib): the driver's default stack is what it runs in, as below
+        if frame >= 0x10000000 or (self.image.crs_stack_size or 0) >= 0x10000000 or \
+                (getattr(self.image, "calls", False) and self.arch.name == "sm_90"):
             frame = max(DEFAULT_STACK, self.image.frame_size or 0)
         return _round_up(frame, 16)
 
