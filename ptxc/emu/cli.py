@@ -46,6 +46,9 @@ def _print_error(exc) -> None:
 
 
 # ---- cubins ------------------------------------------------------------------------------
+EMULATED_ARCHS = ("sm_89", "sm_90")     # what ptxc.emu.device.Device loads
+
+
 def nvcc_cubin(path: str, arch: str = "sm_89") -> bytes:
     from .. import oracle
     try:
@@ -163,7 +166,7 @@ def _device_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=60.0, metavar="S",
                    help="with --device: seconds a kernel may run (the GPU has no watchdog; default 60)")
     p.add_argument("-arch", default=None,
-                   help="target: sm_89 on the emulator; with --device, default the GPU's own (sm_90 on an H200)")
+                   help="target: sm_89 (default) or sm_90 on the emulator; with --device, default the GPU's own (sm_90 on an H200)")
 
 
 def _check_device_options(command: str, args, emulator_only: list) -> None:
@@ -195,7 +198,7 @@ def _gpu_timeout(err) -> None:
 # ---- ptxc run ------------------------------------------------------------------------------
 def _run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptxc run", description="Run a CUDA program (host main() and its kernels) "
-                                "on the emulated sm_89 GPU, or with --device on the real one.")
+                                "on the emulated GPU (sm_89 or sm_90), or with --device on the real one.")
     p.add_argument("input", help="a .cu file with main()")
     p.add_argument("--with", dest="compiler", choices=("ptxc", "nvcc"), default="ptxc",
                    help="whose cubin runs the kernels (default: ptxc's own)")
@@ -228,8 +231,8 @@ def _run(args) -> int:
     if args.device:
         return _run_device(args)
     args.arch = args.arch or "sm_89"
-    if args.arch != "sm_89":
-        raise CompileError(Diagnostic(f"-arch={args.arch}: the emulator runs sm_89 cubins only"))
+    if args.arch not in EMULATED_ARCHS:
+        raise CompileError(Diagnostic(f"-arch={args.arch}: the emulator runs {' and '.join(EMULATED_ARCHS)} cubins"))
     if args.max_steps is not None and args.max_steps < 1:
         raise CompileError(Diagnostic("--max-steps must be at least 1"))
     path = args.input
@@ -374,18 +377,19 @@ def _check(args) -> int:
                                           ("--check-hazards", args.check_hazards)])
     if args.device:
         return _check_device(args)
-    if args.arch not in (None, "sm_89"):
-        raise CompileError(Diagnostic(f"-arch={args.arch}: the emulator runs sm_89 cubins only"))
+    arch = args.arch or "sm_89"
+    if arch not in EMULATED_ARCHS:
+        raise CompileError(Diagnostic(f"-arch={arch}: the emulator runs {' and '.join(EMULATED_ARCHS)} cubins"))
     path = args.input
     source = _read(path)
     launches = parse_file(source, path)
     if not launches:
         raise CompileError(Diagnostic(f"'{path}' has no // LAUNCH: lines to check"))
     max_steps = args.max_steps or DEFAULT_MAX_STEPS
-    module, _program = compile_cuda(source, path)
-    ours, failed = ptxc_cubin(module, path)
-    theirs = device_image("nvcc", None, path, "sm_89", False, "", args.nvcc_cubin)[0].data if args.nvcc_cubin \
-        else nvcc_cubin(path)
+    module, _program = compile_cuda(source, path, arch=arch)
+    ours, failed = ptxc_cubin(module, path, arch)
+    theirs = device_image("nvcc", None, path, arch, False, "", args.nvcc_cubin)[0].data if args.nvcc_cubin \
+        else nvcc_cubin(path, arch)
     from .names import demangle_base
     missing = {demangle_base(k): why for k, why in failed.items()}
     status = 1 if missing else 0

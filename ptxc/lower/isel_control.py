@@ -107,7 +107,7 @@ def _warpsync(s: Selector, mask_op):
     mask = s.value(_known_constant(s.ptx_func, mask_op), "b32")
     if isinstance(mask, Imm) and mask.bits == 0xFFFFFFFF:
         return
-    s.emit("WARPSYNC", (), [], [mask])
+    s.emit("WARPSYNC", (), [], [mask], comment="member mask")   # remove_convergent_warpsyncs
 
 
 SHFL_MODES = {"up": "UP", "down": "DOWN", "bfly": "BFLY", "idx": "IDX"}

@@ -34,6 +34,7 @@ from .load_cbank_operands import load_cbank_operands
 from .order_instrs import order_instrs
 from .pad_text import pad_text
 from .propagate_copies import propagate_copies
+from .remove_convergent_warpsyncs import remove_convergent_warpsyncs
 from .remove_dead_code import remove_dead_code
 from .remove_self_moves import remove_self_moves
 from .save_across_calls import save_across_calls
@@ -59,6 +60,7 @@ class Pass:
 PASSES = [
     Pass("inline_calls", inline_calls, required=True, ptx=True),  # calls of .func -> the callee's body
     Pass("select_instrs", None, required=True),   # PTX IR -> SASS IR (virtual registers)
+    Pass("remove_convergent_warpsyncs", remove_convergent_warpsyncs, kernel_only=True),
     Pass("fold_cvta", fold_cvta),
     Pass("fuse_imad_wide", fuse_imad_wide),
     Pass("expand_wide_ops", expand_wide_ops, required=True),
