@@ -276,6 +276,7 @@ def defines(instr: ir.Instr) -> bool:
 
 _USE_FIRST = ("bar.warp", "bar.sync", "st.", "red.")  # their first operand is read, not written
 _FIRST_IS_READ: dict = {}   # opcode -> does it read its first operand (cache)
+_Address, _Vector = ir.Address, ir.Vector
 
 
 def mov_type(cls: str, t: S.Type) -> str:
@@ -358,22 +359,32 @@ def instr_defs(instr: ir.Instr) -> list:
 
 def instr_uses(instr: ir.Instr) -> list:
     ops = instr.operands
-    if instr.opcode == "inline.asm":
+    opcode = instr.opcode
+    if opcode == "inline.asm":
         return [op for op in ops[instr.asm[1]:] if op.__class__ is VReg]
     out = []
-    first = True
-    for op in ops:
+    if ops:
+        # The first operand (what `defines` decides, inlined: this is hot), then the rest.
+        op = ops[0]
         cls = op.__class__
         if cls is VReg:
-            if not first or not defines(instr):
+            reads = _FIRST_IS_READ.get(opcode)
+            if reads is None:
+                reads = _FIRST_IS_READ[opcode] = opcode.startswith(_USE_FIRST)
+            if reads:
                 out.append(op)
-        elif cls is ir.Address:
+        elif cls is _Address:
             if op.base.__class__ is VReg:
                 out.append(op.base)
-        elif cls is ir.Vector:
-            if not first:
-                out.extend(e for e in op.elems if e.__class__ is VReg)
-        first = False
+        for op in ops[1:]:
+            cls = op.__class__
+            if cls is VReg:
+                out.append(op)
+            elif cls is _Address:
+                if op.base.__class__ is VReg:
+                    out.append(op.base)
+            elif cls is _Vector:
+                out.extend([e for e in op.elems if e.__class__ is VReg])
     if instr.guard is not None:
         out.append(instr.guard)
     return out
@@ -390,7 +401,16 @@ def is_pure(instr: ir.Instr) -> bool:
         else:
             pure = base in PURE_BASES and ".cc" not in opcode and base not in CARRY_BASES
         _PURE_OPCODE[opcode] = pure
-    return pure and defines(instr)
+    if not pure:
+        return False
+    # defines(instr), inlined
+    ops = instr.operands
+    if not ops or ops[0].__class__ is not VReg:
+        return False
+    reads = _FIRST_IS_READ.get(opcode)
+    if reads is None:
+        reads = _FIRST_IS_READ[opcode] = opcode.startswith(_USE_FIRST)
+    return not reads
 
 
 _PURE_OPCODE: dict = {}   # opcode -> pure (cache)
