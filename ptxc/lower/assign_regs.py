@@ -88,6 +88,8 @@ def written_regs(instr) -> list[Reg]:
 
 def units(reg: Reg) -> list[tuple]:
     """The 32-bit register units a register operand covers: (file, num, virtual)."""
+    if reg.width == 1:
+        return [(reg.file, reg.num, reg.virtual)]
     return [(reg.file, reg.num + k, reg.virtual) for k in range(reg.width)]
 
 
@@ -200,14 +202,24 @@ def liveness(code: Code, files: frozenset | None = None) -> list[set]:
                     {u for u in written if u[0] in files}, guard, preds)
                    for used, killed, written, guard, preds in effects]
     live_in = [set() for _ in code.starts]
+    # Round-robin to the fixpoint; a block is scanned again only when the live-in
+    # set of one of its successors changed since its last scan (the scan is a
+    # function of that input alone, so skipping it gives the same sets).
+    version = [0] * len(code.starts)
+    seen: list = [None] * len(code.starts)
     changed = True
     while changed:
         changed = False
         for b in reversed(range(len(code.starts))):
+            stamp = tuple(version[s] for s in code.succs[b])
+            if stamp == seen[b]:
+                continue
+            seen[b] = stamp
             live = set().union(*(live_in[s] for s in code.succs[b]))
             live = _scan_block(code, b, live, effects)
             if live != live_in[b]:
                 live_in[b], changed = live, True
+                version[b] += 1
     live_out = [set() for _ in code.instrs]
     for b in range(len(code.starts)):
         live = set().union(*(live_in[s] for s in code.succs[b]))
@@ -217,9 +229,10 @@ def liveness(code: Code, files: frozenset | None = None) -> list[set]:
 
 def _effects(instr, reads: list, results: list) -> tuple:
     """(used, killed, written units, guard key, predicate keys written) of one instruction,
-    given the registers it reads and writes."""
-    used, killed = uses_and_kills(instr)
+    given the registers it reads and writes (read_regs and written_regs of it)."""
+    used = {u for r in reads for u in units(r)}
     written = {u for r in results for u in units(r)}
+    killed = set() if is_guarded(instr) else set(written)
     preds = {r.key() for r in results if r.file in ("P", "UP")}
     return used, killed, written, _guard_key(instr), preds
 
@@ -389,10 +402,17 @@ def interference(code: Code, occupied: list[set]) -> dict:
     conflicts: dict = {}
     for i in range(len(code.instrs)):
         written = [u for r in code.results[i] for u in units(r)]
+        if not written:
+            continue
+        around = occupied[i] | set(written)
         for d in written:
-            for other in occupied[i] | set(written):
-                if other != d and other[0] == d[0]:
-                    conflicts.setdefault(d, set()).add(other)
+            file = d[0]
+            mine = None
+            for other in around:
+                if other[0] == file and other != d:
+                    if mine is None:
+                        mine = conflicts.setdefault(d, set())
+                    mine.add(other)
                     conflicts.setdefault(other, set()).add(d)
     return conflicts
 

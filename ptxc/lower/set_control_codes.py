@@ -60,6 +60,7 @@ class Slot:
     read_units: set = field(default_factory=set)
     write_units: set = field(default_factory=set)
     touched_units: set = field(default_factory=set)   # read or written
+    write_map: dict = field(default_factory=dict)     # unit -> producer key (the last for a unit)
 
 
 class Schedule:
@@ -79,6 +80,7 @@ class Schedule:
                 slot.read_units = {r.unit for r in slot.reads}
                 slot.write_units = {unit for _, unit in slot.writes}
                 slot.touched_units = slot.read_units | slot.write_units
+                slot.write_map = {unit: key for key, unit in slot.writes}
                 self.slots.append(slot)
         for k in range(len(self.slots) - 1, -1, -1):   # padding ends the code
             if not self._is_padding(k):
@@ -440,7 +442,9 @@ def distance(sched: Schedule, i: int, k: int, between: Between) -> int:
     table, si, sk = sched.table, sched.slots[i], sched.slots[k]
     need = table.issue(si.cls, sk.cls, si.instr.ctrl.rbar != 7)
     killed = between.killed
-    written = {unit: key for key, unit in si.writes if unit not in killed}
+    written = si.write_map
+    if written and not killed.isdisjoint(written):
+        written = {unit: key for unit, key in written.items() if unit not in killed}
     if written:
         for read in sk.reads:
             key = written.get(read.unit)

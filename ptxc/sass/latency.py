@@ -87,6 +87,8 @@ class LatencyTable:
         self.rules_misc: dict = data["rules"]
         self.slot_map: dict[str, list[int]] = data["reuse"]["slot_of_src"]
         self._cache: dict[tuple, str] = {}
+        self._raw_memo: dict[tuple, int] = {}
+        self._issue_memo: dict[tuple, int] = {}
 
     # classification: ordered rules, specific (with modifiers) before general
     def op_class(self, instr: Instr) -> str:
@@ -143,6 +145,13 @@ class LatencyTable:
     def raw(self, producer_key: str, consumer: str, role: str) -> int:
         """Cycles from a producer (a key from `writes`) to a consumer of class `consumer`
         reading the result in operand role `role`."""
+        memo_key = (producer_key, consumer, role)
+        value = self._raw_memo.get(memo_key)
+        if value is None:
+            value = self._raw_memo[memo_key] = self._raw(producer_key, consumer, role)
+        return value
+
+    def _raw(self, producer_key: str, consumer: str, role: str) -> int:
         row = self.raw_table.get(producer_key)
         if row is None:
             row = self.raw_table.get(producer_key.split(".")[0], {})
@@ -156,6 +165,13 @@ class LatencyTable:
         throughput alone (0 where the table knows no constraint: the minimum stall
         of the first instruction's class still applies).  A first instruction that
         sets a read scoreboard may allow less (STS then BAR: 2 instead of 4)."""
+        memo_key = (first, second, read_scoreboard)
+        value = self._issue_memo.get(memo_key)
+        if value is None:
+            value = self._issue_memo[memo_key] = self._issue(first, second, read_scoreboard)
+        return value
+
+    def _issue(self, first: str, second: str, read_scoreboard: bool = False) -> int:
         if read_scoreboard:
             value = self.data.get("issue_after_rbar", {}).get(first, {}).get(second)
             if value is not None:
