@@ -637,11 +637,13 @@ class Parser:
             self.actions[state] = actions
             self.gotos[state] = gotos
         self.lexer = Lexer(lark.terminals)
+        self.units: dict[tuple, int] = {}   # (state below, state, lookahead) -> state after unit reductions
 
     def parse(self, text: str):
         actions = self.actions
         gotos = self.gotos
         end_state = self.end_state
+        units = self.units
         state = self.start_state
         states = [state]
         values: list = []
@@ -659,7 +661,20 @@ class Parser:
                     break
                 size, origin, callback = arg
                 if callback is None:  # a `?rule` with one child: the child is the value
-                    state = states[-1] = gotos[states[-2]][origin]
+                    # A chain of such reductions depends only on the state below, this
+                    # state and the lookahead: followed once, then remembered.
+                    below = states[-2]
+                    key = (below, state, ttype)
+                    target = units.get(key)
+                    if target is None:
+                        target = gotos[below][origin]
+                        while True:
+                            after = actions[target].get(ttype)
+                            if after is None or after[0] or after[1][2] is not None:
+                                break
+                            target = gotos[below][after[1][1]]
+                        units[key] = target
+                    state = states[-1] = target
                     continue
                 if size:
                     children = values[-size:]

@@ -198,6 +198,8 @@ def type_name(t: Type) -> str:
 
 
 def with_quals(t: Type, const: bool | None = None, volatile: bool | None = None) -> Type:
+    if (const is None or t.const == const) and (volatile is None or t.volatile == volatile):
+        return t    # the common case, without building the changes (hot)
     changes = {}
     if const is not None and t.const != const:
         changes["const"] = const
@@ -210,6 +212,8 @@ def unqualified(t: Type) -> Type:
     if isinstance(t, PointerType):
         if t.const or t.volatile or t.restrict:
             return PointerType(t.pointee)
+        return t
+    if not t.const and not t.volatile:
         return t
     return with_quals(t, False, False)
 

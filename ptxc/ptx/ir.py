@@ -17,14 +17,24 @@ from dataclasses import dataclass, field
 from typing import Union
 
 
+# The frozen classes below write their own __init__ (dataclass keeps a class's own): the
+# generated one sets each field through object.__setattr__, twice as slow as storing
+# into the instance dict, and both the frontend and the PTX parser make many of them.
+
 @dataclass(frozen=True)
 class Reg:
     name: str  # "%r1", "%rd4", "%p1"
+
+    def __init__(self, name: str):
+        self.__dict__["name"] = name
 
 
 @dataclass(frozen=True)
 class SpecialReg:
     name: str  # "%ctaid.x", "%tid.x", "%ntid.x", "%laneid"
+
+    def __init__(self, name: str):
+        self.__dict__["name"] = name
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,6 +46,11 @@ class Imm:
     """
     value: Union[int, float]
     type: str | None = None
+
+    def __init__(self, value: Union[int, float], type: str | None = None):  # noqa: A002
+        d = self.__dict__
+        d["value"] = value
+        d["type"] = type
 
     def _key(self) -> tuple:
         if isinstance(self.value, float) and math.isnan(self.value):
@@ -53,6 +68,9 @@ class Imm:
 class Symbol:
     name: str  # a parameter, a global variable, or a label
 
+    def __init__(self, name: str):
+        self.__dict__["name"] = name
+
 
 @dataclass(frozen=True)
 class Address:
@@ -60,10 +78,18 @@ class Address:
     base: Union[Reg, Symbol]
     offset: int = 0
 
+    def __init__(self, base: Union[Reg, Symbol], offset: int = 0):
+        d = self.__dict__
+        d["base"] = base
+        d["offset"] = offset
+
 
 @dataclass(frozen=True)
 class Vector:
     elems: tuple  # of Reg / Imm: `{%f1, %f2}`
+
+    def __init__(self, elems: tuple):
+        self.__dict__["elems"] = elems
 
 
 @dataclass(frozen=True)
