@@ -548,13 +548,15 @@ class Lexer:
             kind = m.lastgroup
             if kind is None:  # trailing whitespace
                 break
-            start = m.start(kind)
-            newlines = text.count("\n", pos, start)
-            if newlines:
-                line += newlines
-                line_start = text.rindex("\n", pos, start) + 1
-            pos = m.end()
             value = m.group(kind)
+            end = m.end()
+            start = end - len(value)
+            if start != pos:    # whitespace before the token: count its line breaks
+                newlines = text.count("\n", pos, start)
+                if newlines:
+                    line += newlines
+                    line_start = text.rindex("\n", pos, start) + 1
+            pos = end
             if kind == "COMMENT":
                 newlines = value.count("\n")
                 if newlines:

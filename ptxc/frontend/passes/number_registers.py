@@ -19,6 +19,7 @@ def number_registers(cg, func: ir.Function) -> None:
     def_block: dict = {}
     cross: set = set()
     order: list = []
+    get = def_block.get
     for bindex, block in enumerate(cg.blocks):
         for instr in block.instrs:
             # Every register the instruction names, in operand order, then its guard
@@ -26,25 +27,44 @@ def number_registers(cg, func: ir.Function) -> None:
             if instr.opcode == "inline.asm":
                 regs = instr_defs(instr) + instr_uses(instr)
             else:
-                regs = []
+                regs = None
                 for op in instr.operands:
                     cls = op.__class__
                     if cls is VReg:
-                        regs.append(op)
+                        reg = op
                     elif cls is Address:
-                        if op.base.__class__ is VReg:
-                            regs.append(op.base)
+                        reg = op.base
+                        if reg.__class__ is not VReg:
+                            continue
                     elif cls is Vector:
-                        regs.extend([e for e in op.elems if e.__class__ is VReg])
+                        for reg in op.elems:
+                            if reg.__class__ is VReg:
+                                where = get(reg)
+                                if where is None:
+                                    def_block[reg] = bindex
+                                    order.append(reg)
+                                elif where != bindex:
+                                    cross.add(reg)
+                        continue
+                    else:
+                        continue
+                    where = get(reg)
+                    if where is None:
+                        def_block[reg] = bindex
+                        order.append(reg)
+                    elif where != bindex:
+                        cross.add(reg)
             if instr.guard is not None:
-                regs.append(instr.guard)   # a second sighting of a register changes nothing
-            for reg in regs:
-                where = def_block.get(reg)
-                if where is None:
-                    def_block[reg] = bindex
-                    order.append(reg)
-                elif where != bindex:
-                    cross.add(reg)
+                # a second sighting of a register changes nothing
+                regs = [instr.guard] if regs is None else regs + [instr.guard]
+            if regs:
+                for reg in regs:
+                    where = get(reg)
+                    if where is None:
+                        def_block[reg] = bindex
+                        order.append(reg)
+                    elif where != bindex:
+                        cross.add(reg)
     param_loads = cg.param_loads
     params = sorted((r for r in order if r in cross and r in param_loads), key=lambda r: param_loads[r])
     first = [r for r in order if r in cross and r not in param_loads]
