@@ -182,13 +182,11 @@ def _adopt(instr: Instr, trial: Instr) -> None:
 
 
 def remove_dead_moves(func, keys: set) -> None:
-    while True:
-        readers = read_units(func)
-        removed = False
-        for block in func.blocks:
-            kept = [i for i in block.instrs
-                    if not (i.op == "MOV" and i.dsts and i.dsts[0].key() in keys and i.dsts[0].key() not in readers)]
-            removed |= len(kept) != len(block.instrs)
-            block.instrs = kept
-        if not removed:
-            return
+    """The MOVs writing `keys` (constant units: each written by one unguarded MOV of a
+    constant, which reads no register) that nothing reads.  Removing them removes no
+    read, so one pass finds them all."""
+    readers = read_units(func)
+    for block in func.blocks:
+        block.instrs = [i for i in block.instrs
+                        if not (i.op == "MOV" and i.dsts and i.dsts[0].key() in keys
+                                and i.dsts[0].key() not in readers)]

@@ -25,6 +25,8 @@ from .vregs import unit_defs
 
 
 def propagate_copies(func) -> None:
+    if not any(_is_copy(i) for i in func.instrs()):
+        return                     # no copy: skip building the maps
     defs = unit_defs(func)
     spans = _value_spans(func)
     rename: dict = {}          # unit -> unit it becomes

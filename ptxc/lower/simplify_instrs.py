@@ -120,6 +120,8 @@ def _restrict(table: int, mask: int, value: bool) -> int:
 def _propagate_predicates(func) -> bool:
     """PLOP3s that copy or invert one predicate (the others PT/!PT) disappear; readers
     use the source with its `!` adjusted.  Constant results become PT / !PT."""
+    if not any(i.op == "PLOP3" or _equal_high_words(i) is not None for i in func.instrs()):
+        return False               # no copy to find: skip building the def map
     defs = unit_defs(func)
     copies = {}
 
@@ -198,15 +200,13 @@ def _test_bits(func) -> bool:
     """`LOP3 t = x & c` read only by `ISETP.EQ/NE p, t, 0` becomes the LOP3 writing the
     predicate itself (`LOP3.LUT P, RZ, x, c, RZ, 0xc0, !PT`: P = (x & c) != 0), as
     ptxas tests bits; an EQ test reads it with `!`."""
-    if not any(i.op == "ISETP" and i.mods[:1] in (("EQ",), ("NE",)) for i in func.instrs()):
+    if not any(_bit_test_shape(i) for i in func.instrs()):
         return False               # nothing to rewrite: skip building the use maps
     writers, readers = _single_uses(func)
     changed = False
     for block in func.blocks:
         for instr in block.instrs:
-            if not (instr.op == "ISETP" and instr.mods[:1] in (("EQ",), ("NE",)) and instr.mods[-1] == "AND"
-                    and "EX" not in instr.mods and instr.pred is None and _is_pt(instr.srcs[2])
-                    and _is_pt(instr.dsts[1]) and _zero(instr.srcs[1])):
+            if not _bit_test_shape(instr):
                 continue
             t = instr.srcs[0]
             if not (isinstance(t, Reg) and t.virtual and t.width == 1 and not (t.neg or t.inv)):
@@ -232,10 +232,29 @@ def _test_bits(func) -> bool:
     return changed
 
 
+def _bit_test_shape(instr) -> bool:
+    """`ISETP.EQ/NE.AND p, PT, t, 0, PT` (unguarded): what _test_bits rewrites, given
+    that t is a lone virtual register written by a suitable LOP3."""
+    return (instr.op == "ISETP" and instr.mods[:1] in (("EQ",), ("NE",)) and instr.mods[-1] == "AND"
+            and "EX" not in instr.mods and instr.pred is None and _is_pt(instr.srcs[2])
+            and _is_pt(instr.dsts[1]) and _zero(instr.srcs[1]))
+
+
+_BOOL_OPS = {0xC0: "AND", 0xFC: "OR", 0x3C: "XOR"}
+
+
+def _combining_shape(instr) -> bool:
+    """An unguarded PLOP3 that ands, ors or xors two predicates, one of them a plain
+    virtual predicate: what _combine_compares may fold a compare into."""
+    return (instr.op == "PLOP3" and instr.pred is None and len(instr.srcs) == 5 and _is_pt(instr.srcs[2])
+            and instr.srcs[3].bits in _BOOL_OPS and _is_pt(instr.dsts[1])
+            and any(isinstance(op, Reg) and op.virtual and not op.inv for op in instr.srcs[:2]))
+
+
 def _combine_compares(func) -> bool:
     """A compare read only by a PLOP3 that ands, ors or xors it with another predicate
     takes that predicate as its combining input (ISETP.GT.XOR P0, PT, a, b, !P1)."""
-    if not any(i.op == "PLOP3" for i in func.instrs()):
+    if not any(_combining_shape(i) for i in func.instrs()):
         return False               # nothing to rewrite: skip building the use maps
     writers, readers = _single_uses(func)
     ops = {0xC0: "AND", 0xFC: "OR", 0x3C: "XOR"}

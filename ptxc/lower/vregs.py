@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..sass.ir import CBank, Mem, Reg
+from ..sass.ir import CBank, Mem, Reg, ZERO_REG
 
 
 def regs_in(operand) -> list[Reg]:
@@ -135,12 +135,18 @@ def encodable(instr, arch: str = "sm_89") -> bool:
 def unit_defs(func) -> dict:
     """Map each 32-bit register unit to the instructions that write it."""
     table: dict = {}
+    get = table.get
+    zero = ZERO_REG.get
     for block in func.blocks:
         for instr in block.instrs:
             for op in instr.dsts:
-                if isinstance(op, Reg) and not op.is_zero:
-                    for unit in units(op):
-                        entry = table.get(unit)
+                if isinstance(op, Reg):
+                    file, num, virtual = op.file, op.num, op.virtual
+                    if not virtual and num == zero(file):
+                        continue            # RZ, PT: no unit
+                    for k in range(op.width):
+                        unit = (file, num + k, virtual)
+                        entry = get(unit)
                         if entry is None:
                             table[unit] = [instr]
                         else:
@@ -151,11 +157,32 @@ def unit_defs(func) -> dict:
 def read_units(func) -> set:
     """Every 32-bit register unit some instruction reads (guards included)."""
     out = set()
-    for instr in func.instrs():
-        for op in list(instr.srcs) + ([instr.pred] if instr.pred is not None else []):
-            for reg in regs_in(op):
-                out.update(units(reg))
-            index = getattr(op, "index", None)
-            if isinstance(index, Reg) and not index.is_zero:
-                out.update(units(index))
+    add = out.add
+
+    def reg(r) -> None:
+        file, num, virtual = r.file, r.num, r.virtual
+        if not virtual and num == ZERO_REG.get(file):
+            return
+        if r.width == 1:
+            add((file, num, virtual))
+        else:
+            for k in range(r.width):
+                add((file, num + k, virtual))
+
+    for block in func.blocks:
+        for instr in block.instrs:
+            for op in instr.srcs:
+                if isinstance(op, Reg):
+                    reg(op)
+                elif isinstance(op, Mem):
+                    if op.base is not None:
+                        reg(op.base)
+                    if op.ubase is not None:
+                        reg(op.ubase)
+                else:
+                    index = getattr(op, "index", None)
+                    if isinstance(index, Reg):
+                        reg(index)
+            if instr.pred is not None:
+                reg(instr.pred)
     return out
