@@ -1746,6 +1746,12 @@ class Analyzer:
 
 def constant_value(expr: A.Expr):
     """The value of a constant expression (int or float), or None."""
+    cls = expr.__class__
+    if cls is A.Ident:   # the common cases first, by exact class (hot)
+        symbol = expr.symbol
+        return symbol.value if isinstance(symbol, EnumConstSymbol) else None
+    if cls in _NEVER_CONSTANT:
+        return None
     if isinstance(expr, (A.IntLit, A.CharLit)):
         return expr.value
     if isinstance(expr, A.BoolConst):
@@ -1791,6 +1797,11 @@ def constant_value(expr: A.Expr):
             return None
         return constant_value(expr.then if cond else expr.else_)
     return None
+
+
+# Expressions constant_value never folds (it would test each against every kind above).
+_NEVER_CONSTANT = frozenset({A.StringLit, A.PreIncDec, A.PostIncDec, A.Assign, A.Comma, A.Call, A.Launch,
+                             A.Index, A.Member, A.Construct, A.CxxCast})
 
 
 def fold_binary(op: str, a, b, operand_type: Type):

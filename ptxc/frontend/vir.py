@@ -268,14 +268,24 @@ def defines(instr: ir.Instr) -> bool:
     if not ops or ops[0].__class__ is not VReg:
         return False
     opcode = instr.opcode
-    reads = _FIRST_IS_READ.get(opcode)
-    if reads is None:
-        reads = _FIRST_IS_READ[opcode] = opcode.startswith(_USE_FIRST)
-    return not reads
+    return not _FIRST_IS_READ[opcode]
 
 
 _USE_FIRST = ("bar.warp", "bar.sync", "st.", "red.")  # their first operand is read, not written
-_FIRST_IS_READ: dict = {}   # opcode -> does it read its first operand (cache)
+
+
+class _OpcodeCache(dict):
+    """opcode -> does it read its first operand: filled on first sight of an opcode, so
+    hot loops may simply index it (`READS_FIRST[instr.opcode]`)."""
+    __slots__ = ()
+
+    def __missing__(self, opcode: str) -> bool:
+        reads = self[opcode] = opcode.startswith(_USE_FIRST)
+        return reads
+
+
+_FIRST_IS_READ: dict = _OpcodeCache()   # opcode -> does it read its first operand (cache)
+READS_FIRST = _FIRST_IS_READ
 _Address, _Vector = ir.Address, ir.Vector
 
 
@@ -368,10 +378,7 @@ def instr_uses(instr: ir.Instr) -> list:
         op = ops[0]
         cls = op.__class__
         if cls is VReg:
-            reads = _FIRST_IS_READ.get(opcode)
-            if reads is None:
-                reads = _FIRST_IS_READ[opcode] = opcode.startswith(_USE_FIRST)
-            if reads:
+            if _FIRST_IS_READ[opcode]:
                 out.append(op)
         elif cls is _Address:
             if op.base.__class__ is VReg:
@@ -407,10 +414,7 @@ def is_pure(instr: ir.Instr) -> bool:
     ops = instr.operands
     if not ops or ops[0].__class__ is not VReg:
         return False
-    reads = _FIRST_IS_READ.get(opcode)
-    if reads is None:
-        reads = _FIRST_IS_READ[opcode] = opcode.startswith(_USE_FIRST)
-    return not reads
+    return not _FIRST_IS_READ[opcode]
 
 
 _PURE_OPCODE: dict = {}   # opcode -> pure (cache)

@@ -47,7 +47,8 @@ def layout_blocks(cg, func: ir.Function) -> None:
         targets = set()
         for block in blocks:
             for instr in block.instrs:
-                if _is_branch(instr):
+                opcode = instr.opcode
+                if opcode == "bra" or opcode.startswith("bra."):   # _is_branch, inlined (hot)
                     targets.add(resolve(instr.operands[0].name))
         kept = [blocks[0]]
         for k, block in enumerate(blocks[1:], 1):
@@ -60,7 +61,7 @@ def layout_blocks(cg, func: ir.Function) -> None:
         blocks = kept
         # a block reached only by falling through is part of the block before it
         targets = {resolve(instr.operands[0].name) for block in blocks for instr in block.instrs
-                   if _is_branch(instr)}
+                   if instr.opcode == "bra" or instr.opcode.startswith("bra.")}
         merged = [blocks[0]]
         for block in blocks[1:]:
             prev = merged[-1]

@@ -10,7 +10,7 @@ reads %b (same class), which holds the same value there.
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import VReg, defines, instr_defs
+from ..vir import READS_FIRST, VReg, instr_defs
 
 
 def propagate_copies(cg, func: ir.Function) -> None:
@@ -21,7 +21,9 @@ def propagate_copies(cg, func: ir.Function) -> None:
         for pos, instr in enumerate(block.instrs):
             ops = instr.operands
             # instr_defs, with its common case first: a plain register result
-            if ops and ops[0].__class__ is VReg and instr.opcode != "inline.asm" and defines(instr):
+            if ops and ops[0].__class__ is VReg and instr.opcode != "inline.asm":
+                if READS_FIRST[instr.opcode]:
+                    continue        # a store's address, a barrier's count: nothing written
                 written = (ops[0],)
             else:
                 written = instr_defs(instr)
