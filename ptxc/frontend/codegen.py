@@ -40,7 +40,7 @@ from .plan import children, loop_pragmas, plan_body
 from .vir import (AggValue, RegAgg, is_aggregate, leaf_range, leaves, FLOAT_CMP, FLOAT_INVERSE, GENERIC, INT_CMP, INVERSE, SPECIAL_REGS, SWAPPED, Block, MemRef,
                   PointerInfo, Unsupported, VarRef, VReg, arith_type, bits, canonical_compare, cvt_int, defines,
                   exact_reciprocal, f32_bits, float_type, fold_compare, imm_for, int_type, memory_type, mov_type,
-                  param_type, reg_class, sel_type, value_key, is_pure)
+                  param_type, reg_class, sel_type, value_key, is_pure, READS_FIRST)
 
 
 class FunctionCodegen:
@@ -198,7 +198,7 @@ class FunctionCodegen:
             instrs = self.block.instrs
         instr = ir.Instr(opcode, list(operands), guard, negated)
         uses = self.uses
-        defining = bool(operands) and operands[0].__class__ is VReg and defines(instr)
+        defining = bool(operands) and operands[0].__class__ is VReg and not READS_FIRST[opcode]  # defines()
         for op in (operands[1:] if defining else operands):
             cls = op.__class__
             if cls is VReg:
@@ -221,7 +221,7 @@ class FunctionCodegen:
         if commute and len(sources) == 2 and opcode.startswith(_COMMUTATIVE) and sources[1].__class__ is not ir.Imm and (
                 sources[0].__class__ is ir.Imm or self.value_rank(sources[0]) > self.value_rank(sources[1])):
             sources = (sources[1], sources[0])
-        key = (opcode, *[value_key(s) for s in sources])
+        key = (opcode, *[s if s.__class__ is VReg else value_key(s) for s in sources])
         found = self.memo.get(key)
         if found is not None:
             return found

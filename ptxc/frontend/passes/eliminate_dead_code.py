@@ -8,7 +8,7 @@ removed ones is removed too (the work list follows operands back).
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import defines, instr_uses, is_pure
+from ..vir import READS_FIRST, VReg, instr_uses, is_pure
 
 
 def eliminate_dead_code(cg, func: ir.Function) -> None:
@@ -19,12 +19,18 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
     counts: dict = {}
     defs: dict = {}
     pure: list = []
+    get = counts.get
     for block in cg.blocks:
         for instr in block.instrs:
             for reg in instr_uses(instr):
-                counts[reg] = counts.get(reg, 0) + 1
-            if defines(instr):
-                defs.setdefault(instr.operands[0], []).append(instr)
+                counts[reg] = get(reg, 0) + 1
+            ops = instr.operands
+            if ops and ops[0].__class__ is VReg and not READS_FIRST[instr.opcode]:   # defines()
+                found = defs.get(ops[0])
+                if found is None:
+                    defs[ops[0]] = [instr]
+                else:
+                    found.append(instr)
                 if is_pure(instr):
                     pure.append(instr)
     dead: set = set()
