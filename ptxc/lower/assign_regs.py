@@ -57,6 +57,7 @@ REGCOUNT_EXTRA = 2
 
 BRANCHES = frozenset({"BRA", "BRX", "JMP", "JMX"})
 ENDS = frozenset({"EXIT", "RET", "KILL"})
+STOPS = BRANCHES | ENDS
 
 
 # --- operands --------------------------------------------------------------------
@@ -154,7 +155,7 @@ def successors(func) -> list[list[int]]:
         for instr in block.instrs:
             if instr.op in BRANCHES:
                 out += [index[op.label] for op in instr.srcs if getattr(op, "label", None) in index]
-            if instr.op in BRANCHES | ENDS and not is_guarded(instr) and not _has_condition(instr):
+            if instr.op in STOPS and not is_guarded(instr) and not _has_condition(instr):
                 falls = False
         if falls and b + 1 < len(func.blocks):
             out.append(b + 1)
@@ -188,6 +189,9 @@ def uses_and_kills(instr) -> tuple[set, set]:
     used = {u for r in read_regs(instr) for u in units(r)}
     killed = set() if is_guarded(instr) else {u for r in written_regs(instr) for u in units(r)}
     return used, killed
+
+
+_USES_AND_KILLS = uses_and_kills
 
 
 def liveness(code: Code, files: frozenset | None = None) -> list[set]:
@@ -230,9 +234,13 @@ def liveness(code: Code, files: frozenset | None = None) -> list[set]:
 def _effects(instr, reads: list, results: list) -> tuple:
     """(used, killed, written units, guard key, predicate keys written) of one instruction,
     given the registers it reads and writes (read_regs and written_regs of it)."""
-    used = {u for r in reads for u in units(r)}
     written = {u for r in results for u in units(r)}
-    killed = set() if is_guarded(instr) else set(written)
+    if uses_and_kills is _USES_AND_KILLS:
+        # what uses_and_kills(instr) computes, from the registers build_code collected
+        used = {u for r in reads for u in units(r)}
+        killed = set() if is_guarded(instr) else set(written)
+    else:                   # replaced (tests plant liveness bugs through it)
+        used, killed = uses_and_kills(instr)
     preds = {r.key() for r in results if r.file in ("P", "UP")}
     return used, killed, written, _guard_key(instr), preds
 
@@ -439,7 +447,13 @@ class Allocation:
 
     def free_bases(self, value: Value) -> list[int]:
         """Bases where `value` fits: aligned, allocatable, and clear of every
-        assigned value it interferes with."""
+        assigned value it interferes with (ascending)."""
+        bases, _, bad = self.candidate_bases(value)
+        return [p for p in bases if p not in bad]
+
+    def candidate_bases(self, value: Value) -> tuple[list, frozenset, set]:
+        """(bases ascending, the same as a set, bases taken): free_bases without
+        building the list, for callers that stop early."""
         bad = set()
         for k in range(value.width):
             for other in self.conflicts.get(value.unit(k), ()):
@@ -449,18 +463,22 @@ class Allocation:
                 owner = self.value_of[other]
                 if owner is not value and owner.phys is not None:
                     bad.add(owner.phys + other[1] - owner.first - k)
-        regs = ALLOCATABLE[value.file]
-        if value.file == "R" and self.top < 254:
-            regs = [p for p in regs if p + value.width - 1 <= self.top]
         if value.width == 1 and all(w == 1 for _, w in value.refs):
-            return [p for p in regs if p not in bad]
-        key = (value.file, value.width, frozenset(value.refs), self.top)
-        bases = self._bases.get(key)
-        if bases is None:
-            allowed = ALLOWED[value.file]
-            bases = self._bases[key] = [p for p in regs if value.fits(p)
-                                        and all(p + k in allowed for k in range(value.width))]
-        return [p for p in bases if p not in bad]
+            key = (value.file, 1, None, self.top)
+        else:
+            key = (value.file, value.width, frozenset(value.refs), self.top)
+        cached = self._bases.get(key)
+        if cached is None:
+            regs = ALLOCATABLE[value.file]
+            if value.file == "R" and self.top < 254:
+                regs = [p for p in regs if p + value.width - 1 <= self.top]
+            if key[2] is None:
+                bases = list(regs)
+            else:
+                allowed = ALLOWED[value.file]
+                bases = [p for p in regs if value.fits(p) and all(p + k in allowed for k in range(value.width))]
+            cached = self._bases[key] = (bases, frozenset(bases))
+        return cached[0], cached[1], bad
 
     def dies_at(self, i: int, reg: Reg) -> bool:
         live = self.code.live_out[i]
@@ -597,18 +615,33 @@ def bank_conflicts(alloc: Allocation, value: Value) -> tuple[int, int]:
 def choose(alloc: Allocation, value: Value) -> int:
     """The fewest bank conflicts, then a hinted register, then the lowest number
     (scale: `FMUL R5, R0, c[..]` stores R5 through [R2.64] rather than reuse R0)."""
-    free = alloc.free_bases(value)
-    if not free:
+    bases, base_set, bad = alloc.candidate_bases(value)
+    free = (p for p in bases if p not in bad)       # ascending
+    lowest = next(free, None)
+    if lowest is None:
         raise CompileError(Diagnostic(
             f"more {value.file} registers live at once than the {len(ALLOCATABLE[value.file])} "
             f"available: ptxc does not spill registers"))
     preferred = set(hints(alloc, value))
     conflicts = bank_conflicts(alloc, value)
-    # min over (conflicts[p % 2], p not in preferred, p), without a key call per register
-    fewest = min(conflicts[q] for q in {p & 1 for p in free})
-    best = [p for p in free if conflicts[p & 1] == fewest]
-    hinted = [p for p in best if p in preferred]
-    return min(hinted) if hinted else min(best)
+    # min over (conflicts[p % 2], p not in preferred, p), without a key call per register:
+    # the best are the free bases of the parity with fewer conflicts when there is one
+    # free (else every free base), and the lowest hinted among them wins, else the lowest.
+    parity = None
+    if conflicts[0] != conflicts[1]:
+        want = 0 if conflicts[0] < conflicts[1] else 1
+        if lowest & 1 == want:
+            parity, first = want, lowest
+        else:
+            first = next((p for p in free if p & 1 == want), None)
+            if first is not None:
+                parity = want
+            else:
+                first = lowest
+    else:
+        first = lowest
+    hinted = [p for p in preferred if p in base_set and p not in bad and (parity is None or p & 1 == parity)]
+    return min(hinted) if hinted else first
 
 
 def assign_regs(func) -> None:
@@ -642,7 +675,9 @@ def rewrite(alloc: Allocation) -> None:
         if not reg.virtual:
             return reg
         value = alloc.value_of[reg.key()]
-        return replace(reg, num=value.phys + reg.num - value.first, virtual=False)
+        # Reg(...) with every field: what replace(reg, num=..., virtual=False) builds
+        return Reg(reg.file, value.phys + reg.num - value.first, False, reg.width, reg.neg, reg.abs, reg.inv,
+                   reg.sel)
     for instr in alloc.code.instrs:
         map_regs(instr, physical)
 

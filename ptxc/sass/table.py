@@ -15,7 +15,7 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from .ir import CBank, Control, Imm, Instr, Mem, Reg, SpecialReg, Target, ZERO_REG
@@ -117,9 +117,22 @@ class Field:
     signed: bool = False
     bias: int = 0
 
-    @property
+    @cached_property
     def top(self) -> int:
         return max(shift + width for _, width, shift in self.pieces)
+
+    @cached_property
+    def _put_plan(self) -> tuple:
+        """What `put` needs, computed once per field: (bias, lowest and highest+1 raw
+        value, value mask, [(lo, mask, shift)], the value bits the pieces hold)."""
+        top = self.top
+        kept = 0
+        pieces = []
+        for lo, width, shift in self.pieces:
+            mask = (1 << width) - 1
+            pieces.append((lo, mask, shift))
+            kept |= mask << shift
+        return (self.bias, -(1 << (top - 1)), 1 << top, (1 << top) - 1, tuple(pieces), kept)
 
     @property
     def low(self) -> int:
@@ -141,16 +154,13 @@ class Field:
     def put(self, word: int, value: int) -> int:
         """Store `value`: the field's bits, or a negative number in two's complement (an
         immediate -1 is 0xffffffff), plus the bias for PC-relative fields."""
-        raw = value - self.bias
-        low = -(1 << (self.top - 1))
-        if not low <= raw < (1 << self.top):
+        bias, low, high, value_mask, pieces, kept = self._put_plan
+        raw = value - bias
+        if not low <= raw < high:
             raise TableError(f"value {value:#x} does not fit a {self.top}-bit field")
-        raw &= (1 << self.top) - 1
-        kept = 0
-        for lo, width, shift in self.pieces:
-            mask = (1 << width) - 1
+        raw &= value_mask
+        for lo, mask, shift in pieces:
             word = (word & ~(mask << lo)) | (((raw >> shift) & mask) << lo)
-            kept |= mask << shift
         if raw & ~kept:
             raise TableError(f"value {value:#x} has bits the field cannot hold (alignment?)")
         return word
