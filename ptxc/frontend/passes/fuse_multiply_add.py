@@ -35,6 +35,7 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
         instrs = block.instrs
         defs_at: dict = {}
         removed: set = set()
+        in_block: list = []   # [ids of the block's instructions], made on first need, kept current
         for pos, instr in enumerate(instrs):
             if base_of(instr.opcode) == "add" and len(instr.operands) == 3 and instr.guard is None \
                     and id(instr) not in frozen:
@@ -45,12 +46,16 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                         continue
                     mul = instrs[mpos]
                     fused = _fused_opcode(mul.opcode, instr.opcode)
-                    if fused is None or id(mul) in frozen or not _may_fuse(mul, product, users, block, fused):
+                    if fused is None or id(mul) in frozen or not _may_fuse(mul, product, users, instrs, fused,
+                                                                            in_block):
                         continue
                     if regions and fused.startswith("fma") and regions.get(id(mul)) is not regions.get(id(instr)):
                         continue
                     instrs[pos] = ir.Instr(fused, [instr.operands[0], mul.operands[1], mul.operands[2],
                                                    instr.operands[3 - k]])
+                    if in_block:
+                        in_block[0].discard(id(instr))
+                        in_block[0].add(id(instrs[pos]))
                     users[product].remove(instr)
                     if not users[product]:
                         removed.add(mpos)
@@ -94,14 +99,16 @@ def _users(cg) -> dict:
     return users
 
 
-def _may_fuse(mul, product, users, block, fused: str) -> bool:
+def _may_fuse(mul, product, users, instrs: list, fused: str, in_block: list) -> bool:
     uses = users.get(product, [])
     if fused.startswith("mad"):
         return len(uses) == 1
     if len(uses) >= 5:
         return False
-    in_block = {id(i) for i in block.instrs}
-    return all(id(u) in in_block and base_of(u.opcode) == "add" and u.opcode == _ADD_OF[fused] for u in uses)
+    if not in_block:
+        in_block.append({id(i) for i in instrs})
+    ids = in_block[0]
+    return all(id(u) in ids and base_of(u.opcode) == "add" and u.opcode == _ADD_OF[fused] for u in uses)
 
 
 _ADD_OF = {"fma.rn.f32": "add.f32", "fma.rn.f64": "add.f64"}

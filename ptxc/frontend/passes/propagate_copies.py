@@ -15,7 +15,7 @@ from ..vir import READS_FIRST, VReg, instr_defs
 
 def propagate_copies(cg, func: ir.Function) -> None:
     defs: dict = {}
-    last_def: dict = {}      # register -> (block index, position) of its last definition
+    last_def: dict = {}      # register -> position (in its block) of its last definition
     def_blocks: dict = {}    # register -> the blocks that write it
     for b, block in enumerate(cg.blocks):
         for pos, instr in enumerate(block.instrs):
@@ -28,9 +28,14 @@ def propagate_copies(cg, func: ir.Function) -> None:
             else:
                 written = instr_defs(instr)
             for reg in written:
-                defs[reg] = defs.get(reg, 0) + 1
-                last_def[reg] = (b, pos)
-                def_blocks.setdefault(reg, set()).add(b)
+                count = defs.get(reg)
+                if count is None:
+                    defs[reg] = 1
+                    def_blocks[reg] = {b}
+                else:
+                    defs[reg] = count + 1
+                    def_blocks[reg].add(b)
+                last_def[reg] = pos
     rename: dict = {}
     for b, block in enumerate(cg.blocks):
         for pos, instr in enumerate(block.instrs):
@@ -38,7 +43,7 @@ def propagate_copies(cg, func: ir.Function) -> None:
                 dst, src = instr.operands
                 if dst.__class__ is VReg and src.__class__ is VReg and dst.cls == src.cls \
                         and defs.get(dst) == 1 and dst not in cg.param_loads and src not in rename \
-                        and (defs.get(src, 0) <= 1 or (def_blocks[src] == {b} and last_def[src][1] < pos)):
+                        and (defs.get(src, 0) <= 1 or (def_blocks[src] == {b} and last_def[src] < pos)):
                     rename[dst] = src
     if not rename:
         return
