@@ -193,14 +193,18 @@ class Pending:
     waiter: int | None      # the first instruction expected to wait on it
 
 
-def first_event(sched: Schedule, start: int, is_use, is_clobber) -> tuple[int | None, int | None]:
+def first_event(sched: Schedule, start: int, is_use, is_clobber, can_use: bool = True,
+                can_clobber: bool = True) -> tuple[int | None, int | None]:
     """Walk forward from `start` along every CFG path, stopping each at its first use.
     Returns the first use and the first clobber reached on some path before any use
     (then a read scoreboard is needed), in the order a depth-first walk that follows
     the layout first meets them (on straight-line code, path order); either may be
     None.  A use that also clobbers settles both: waiting for a result implies the
-    sources were read."""
+    sources were read.  can_use / can_clobber False say that is_use / is_clobber never
+    hold (no result; no vector register read): the walk stops once the rest is known."""
     use = clobber = None
+    if not can_use and not can_clobber:
+        return use, clobber
     seen: set[int] = set()
     slots, succs = sched.slots, sched._succs
     stack = list(reversed(succs[start]))
@@ -209,10 +213,15 @@ def first_event(sched: Schedule, start: int, is_use, is_clobber) -> tuple[int | 
         while k not in seen and not slots[k].padding:   # straight on while one successor
             seen.add(k)
             if is_use(k):
-                use = k if use is None else use
+                if use is None:
+                    use = k
+                    if clobber is not None or not can_clobber:
+                        return use, clobber     # both first events found: nothing changes them
                 break
             if clobber is None and is_clobber(k):
                 clobber = k
+                if use is not None or not can_use:
+                    return use, clobber
             nxt = succs[k]
             if len(nxt) != 1:
                 stack.extend(reversed(nxt))
@@ -295,7 +304,8 @@ def find_waiters(sched: Schedule) -> dict[tuple[int, str], int]:
             sched, k,
             is_use=lambda m: not dst.isdisjoint(slots[m].touched_units),
             is_clobber=lambda m: not vector_reads.isdisjoint(slots[m].write_units)
-            and not queued_behind(slot.info, slots[m].info))
+            and not queued_behind(slot.info, slots[m].info),
+            can_use=bool(dst), can_clobber=bool(vector_reads))
     waiter = {}
     for k, (use, clobber) in events.items():
         if use is not None and not covered(sched, events, k, use, "w"):
