@@ -669,6 +669,9 @@ _COMPARE_OPS = {"<", ">", "<=", ">=", "==", "!="}
 _LOGICAL_OPS = {"&&", "||"}
 
 
+_BUILTIN_SYMBOLS: list = []   # [typedef symbols, enum constant symbols], made once
+
+
 class Analyzer:
     def __init__(self, filename: str):
         self.filename = filename
@@ -679,13 +682,16 @@ class Analyzer:
         self.loop_depth = 0
         self.switch_depth = 0
         self.functions: list[FunctionSymbol] = []
-        for name, t in BUILTIN_TYPEDEFS.items():
-            self.globals.names[name] = TypedefSymbol(name, t, (0, 0))
-        for name, t in BUILTIN_VARIABLES.items():
-            self.globals.names[name] = VarSymbol(name, t, "builtin", (0, 0))
-        for name, (value, t) in BUILTIN_CONSTANTS.items():
-            self.globals.names[name] = EnumConstSymbol(name, value, t, (0, 0))
-        self.globals.names.update(BUILTIN_FUNCTIONS)
+        names = self.globals.names
+        if not _BUILTIN_SYMBOLS:    # typedefs and constants: never changed, shared by every analysis
+            _BUILTIN_SYMBOLS.append({name: TypedefSymbol(name, t, (0, 0)) for name, t in BUILTIN_TYPEDEFS.items()})
+            _BUILTIN_SYMBOLS.append({name: EnumConstSymbol(name, value, t, (0, 0))
+                                     for name, (value, t) in BUILTIN_CONSTANTS.items()})
+        names.update(_BUILTIN_SYMBOLS[0])
+        for name, t in BUILTIN_VARIABLES.items():   # variables: fresh (sema counts their uses)
+            names[name] = VarSymbol(name, t, "builtin", (0, 0))
+        names.update(_BUILTIN_SYMBOLS[1])
+        names.update(BUILTIN_FUNCTIONS)
         self._expr_dispatch = {
             A.Ident: self.check_ident, A.IntLit: self.check_int_lit, A.FloatLit: self.check_float_lit,
             A.CharLit: self.check_char_lit, A.StringLit: self.check_string_lit, A.BoolConst: self.check_bool,
