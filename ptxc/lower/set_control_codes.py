@@ -82,6 +82,8 @@ class Schedule:
                 slot.touched_units = slot.read_units | slot.write_units
                 slot.write_map = {unit: key for key, unit in slot.writes}
                 self.slots.append(slot)
+        self._targets = [self._targets_of(k) for k in range(len(self.slots))]
+        self._producers: dict = {}        # see producers
         for k in range(len(self.slots) - 1, -1, -1):   # padding ends the code
             if not self._is_padding(k):
                 break
@@ -108,6 +110,16 @@ class Schedule:
         return None
 
     def targets(self, k: int) -> list[str]:
+        return self._targets[k]
+
+    def producers(self, br: int) -> list[int]:
+        """Branch `br`, then back along its fallthrough chain (computed once)."""
+        out = self._producers.get(br)
+        if out is None:
+            out = self._producers[br] = [br] + list(self.chain(br))
+        return out
+
+    def _targets_of(self, k: int) -> list[str]:
         instr = self.slots[k].instr
         if instr.op not in TAKEN_EDGE_OPS:
             return []
@@ -550,7 +562,7 @@ def taken_edge_needs(sched: Schedule, br: int, time: dict, previous: dict) -> in
     for target in sched.targets(br):
         start = sched.block_start[target]
         known = time if start <= br else previous
-        producers = [br] + list(sched.chain(br))
+        producers = sched.producers(br)
         for k in range(start, min(len(sched.slots), start + WINDOW)):
             if sched.slots[k].padding:
                 break
