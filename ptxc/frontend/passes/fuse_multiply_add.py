@@ -22,7 +22,9 @@ place; a product left without uses is deleted.
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import VReg, base_of, defines, instr_uses
+from ..vir import READS_FIRST, VReg, base_of, defines, instr_uses
+
+Address, Vector = ir.Address, ir.Vector
 
 
 def fuse_multiply_add(cg, func: ir.Function) -> None:
@@ -91,11 +93,49 @@ def _users(cg) -> dict:
             if ops and ops[0].__class__ is VReg and instr.opcode.startswith("mul"):
                 products.add(ops[0])
     users: dict = {}
+    if not products:
+        return users
     for block in cg.blocks:
         for instr in block.instrs:
-            for reg in instr_uses(instr):
-                if reg in products:
-                    users.setdefault(reg, []).append(instr)
+            ops = instr.operands
+            if instr.opcode == "inline.asm":
+                regs = instr_uses(instr)
+            else:
+                # instr_uses(instr), inlined (this scan reads every instruction): the
+                # first operand only where the instruction reads it, then the others.
+                regs = None
+                first = True
+                for op in ops:
+                    cls = op.__class__
+                    if cls is VReg:
+                        if first and not READS_FIRST[instr.opcode]:
+                            first = False
+                            continue
+                        reg = op
+                    elif cls is Address:
+                        reg = op.base
+                        if reg.__class__ is not VReg:
+                            first = False
+                            continue
+                    elif cls is Vector:
+                        if not first:
+                            for e in op.elems:
+                                if e.__class__ is VReg and e in products:
+                                    users.setdefault(e, []).append(instr)
+                        first = False
+                        continue
+                    else:
+                        first = False
+                        continue
+                    first = False
+                    if reg in products:
+                        users.setdefault(reg, []).append(instr)
+                if instr.guard is not None:
+                    regs = (instr.guard,)
+            if regs:
+                for reg in regs:
+                    if reg in products:
+                        users.setdefault(reg, []).append(instr)
     return users
 
 
