@@ -117,17 +117,24 @@ def order_block(instrs: list) -> list:
         height[i] = max((_latency(instrs[i]) + height[j] for j in succs[i]), default=0)
     first_reader = [min(succs[i], default=len(instrs)) for i in range(len(instrs))]
     pressure = _Pressure(instrs)
-    done, order = set(), []
+    # Ready: every predecessor scheduled (counted down as they are; the keys below
+    # end in the index, so the pick does not depend on the order of `ready`).
+    waiting = [len(ps) for ps in preds]
+    ready = {i for i in range(len(instrs)) if not waiting[i]}
+    order = []
     while len(order) < len(instrs):
-        ready = [i for i in range(len(instrs)) if i not in done and preds[i] <= done]
         if pressure.current > PRESSURE_LIMIT:
             # too many values in flight: prefer what frees registers over what adds them
             best = min(ready, key=lambda i: (pressure.delta(i), -height[i], first_reader[i], i))
         else:
             best = min(ready, key=lambda i: (-height[i], first_reader[i], i))
-        done.add(best)
+        ready.discard(best)
         order.append(best)
         pressure.schedule(best)
+        for j in succs[best]:
+            waiting[j] -= 1
+            if not waiting[j]:
+                ready.add(j)
     return [instrs[i] for i in order]
 
 

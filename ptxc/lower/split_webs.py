@@ -38,6 +38,7 @@ def split_webs(func) -> None:
         if units:
             defs_at[i] = units
     reach_in = _reaching(func, instrs, block_of, defs_at)
+    reads = [read_regs(instr) for instr in instrs]
     parent = {}
 
     def find(x):
@@ -61,7 +62,7 @@ def split_webs(func) -> None:
         i = start
         while i < len(instrs) and block_of[i] == b:
             instr = instrs[i]
-            for reg in read_regs(instr):
+            for reg in reads[i]:
                 unit = reg.key()
                 if unit in candidates:
                     reaching = current.get(unit, set())
@@ -94,11 +95,12 @@ def split_webs(func) -> None:
     for i, instr in enumerate(instrs):
         def_units = {u: rename.get(find((i, u))) for u in defs_at.get(i, ())}
         use_units = {}
-        for reg in read_regs(instr):
+        for reg in reads[i]:
             site = uses_web.get((i, reg.key()))
             if site is not None:
                 use_units[reg.key()] = rename.get(find(site))
-        _rewrite(instr, def_units, use_units)
+        if any(v is not None for v in def_units.values()) or any(v is not None for v in use_units.values()):
+            _rewrite(instr, def_units, use_units)   # (with nothing renamed it changes nothing)
 
 
 def _candidates(instrs) -> set:
