@@ -615,14 +615,14 @@ class Parser:
         self.start_state = table.start_states["start"]
         self.end_state = table.end_states["start"]
         rule_info: dict[int, tuple] = {}
-        self.actions: dict[int, dict[str, tuple]] = {}
-        self.gotos: dict[int, dict[str, int]] = {}
+        self.actions: dict | list = {}   # state -> {terminal: next state (shift) or rule info (reduce)}
+        self.gotos: dict | list = {}     # state -> {rule name: next state}
         for state, row in table.states.items():
             actions, gotos = {}, {}
             for symbol, (action, arg) in row.items():
                 if action is Shift:
                     if symbol.isupper() or symbol.startswith("$"):
-                        actions[symbol] = (True, arg)
+                        actions[symbol] = arg   # a shift: the next state (an int)
                     else:
                         gotos[symbol] = arg
                 else:
@@ -635,9 +635,12 @@ class Parser:
                             callback = _direct_callback(callback, len(arg.expansion))
                         info = (len(arg.expansion), arg.origin.name, callback)
                         rule_info[id(arg)] = info
-                    actions[symbol] = (False, info)
+                    actions[symbol] = info  # a reduction: (size, rule name, callback)
             self.actions[state] = actions
             self.gotos[state] = gotos
+        if sorted(self.actions) == list(range(len(self.actions))):   # states 0..n-1: index lists
+            self.actions = [self.actions[k] for k in range(len(self.actions))]
+            self.gotos = [self.gotos[k] for k in range(len(self.gotos))]
         self.lexer = Lexer(lark.terminals)
         self.units: dict[tuple, int] = {}   # (state below, state, lookahead) -> state after unit reductions
 
@@ -653,15 +656,14 @@ class Parser:
             ttype = tok.type
             while True:
                 action = actions[state].get(ttype)
+                if action.__class__ is int:     # shift
+                    states.append(action)
+                    values.append(tok)
+                    state = action
+                    break
                 if action is None:
                     raise self.error(tok, state, values)
-                shift, arg = action
-                if shift:
-                    states.append(arg)
-                    values.append(tok)
-                    state = arg
-                    break
-                size, origin, callback = arg
+                size, origin, callback = action
                 if callback is None:  # a `?rule` with one child: the child is the value
                     # A chain of such reductions depends only on the state below, this
                     # state and the lookahead: followed once, then remembered.
@@ -672,9 +674,9 @@ class Parser:
                         target = gotos[below][origin]
                         while True:
                             after = actions[target].get(ttype)
-                            if after is None or after[0] or after[1][2] is not None:
+                            if after is None or after.__class__ is int or after[2] is not None:
                                 break
-                            target = gotos[below][after[1][1]]
+                            target = gotos[below][after[1]]
                         units[key] = target
                     state = states[-1] = target
                     continue
