@@ -11,7 +11,7 @@ Guarantees: same observable behaviour; fewer instructions.
 from __future__ import annotations
 
 from ..sass.ir import Reg
-from .vregs import read_units, units
+from .vregs import instr_read_units, units
 
 # Operations with effects beyond their destination registers.
 KEEP = frozenset("""STG STS STL ST ATOMG ATOMS ATOM RED BAR BRA EXIT RET CALL BSSY BSYNC BREAK WARPSYNC
@@ -20,21 +20,46 @@ VOLATILE = frozenset({"STRONG", "MMIO"})
 
 
 def remove_dead_code(func) -> None:
-    while True:
-        read = read_units(func)
-        removed = False
+    """Deleting an instruction only removes reads, so deadness never comes back: a
+    worklist over read counts reaches the same instructions as rescanning the
+    function until nothing changes, without the rescans (a dead chain of n
+    instructions took n + 1 of them)."""
+    count: dict = {}                 # unit -> reads of it by instructions still there
+    reads: dict = {}                 # id(instr) -> units it reads
+    writers: dict = {}               # unit -> candidate instructions writing it
+    candidates = []
+    for instr in func.instrs():
+        units_read = instr_read_units(instr)
+        reads[id(instr)] = units_read
+        for u in units_read:
+            count[u] = count.get(u, 0) + 1
+        written = _removable_writes(instr)
+        if written:
+            candidates.append((instr, written))
+            for u in written:
+                writers.setdefault(u, []).append((instr, written))
+    removed: set = set()
+    work = list(reversed(candidates))
+    while work:
+        instr, written = work.pop()
+        if id(instr) in removed or any(count.get(u, 0) for u in written):
+            continue
+        removed.add(id(instr))
+        for u in reads[id(instr)]:
+            count[u] -= 1
+            if not count[u]:
+                work.extend(writers.get(u, ()))
+    if removed:
         for block in func.blocks:
-            kept = [i for i in block.instrs if not _dead(i, read)]
-            removed |= len(kept) != len(block.instrs)
-            block.instrs = kept
-        if not removed:
-            return
+            block.instrs = [i for i in block.instrs if id(i) not in removed]
 
 
-def _dead(instr, read: set) -> bool:
+def _removable_writes(instr) -> list:
+    """The units an instruction writes when deleting it is allowed once they are all
+    unread (only virtual results, no effect beyond them); [] otherwise."""
     if instr.op in KEEP or (instr.op in ("LDG", "LD", "LDS", "LDL") and VOLATILE & set(instr.mods)):
-        return False
+        return []
     written = [r for r in instr.dsts if isinstance(r, Reg) and not r.is_zero]
     if not written or any(not r.virtual for r in written):
-        return False
-    return not any(u in read for r in written for u in units(r))
+        return []
+    return [u for r in written for u in units(r)]

@@ -186,3 +186,21 @@ def read_units(func) -> set:
             if instr.pred is not None:
                 reg(instr.pred)
     return out
+
+
+def instr_read_units(instr) -> list:
+    """The 32-bit register units one instruction reads (guard included), as read_units
+    counts them; a unit may appear more than once."""
+    out = []
+    for op in list(instr.srcs) + ([instr.pred] if instr.pred is not None else []):
+        if isinstance(op, Reg):
+            regs = [op]
+        elif isinstance(op, Mem):
+            regs = [r for r in (op.base, op.ubase) if r is not None]
+        else:
+            index = getattr(op, "index", None)
+            regs = [index] if isinstance(index, Reg) else []
+        for reg in regs:
+            if not reg.is_zero:
+                out += units(reg)
+    return out
