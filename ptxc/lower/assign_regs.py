@@ -412,16 +412,25 @@ def interference(code: Code, occupied: list[set]) -> dict:
         written = [u for r in code.results[i] for u in units(r)]
         if not written:
             continue
-        around = occupied[i] | set(written)
+        by_file: dict = {}
+        for other in occupied[i] | set(written):
+            by_file.setdefault(other[0], []).append(other)
         for d in written:
-            file = d[0]
-            mine = None
-            for other in around:
-                if other[0] == file and other != d:
-                    if mine is None:
-                        mine = conflicts.setdefault(d, set())
-                    mine.add(other)
-                    conflicts.setdefault(other, set()).add(d)
+            others = by_file[d[0]]          # d itself is among them (never its own conflict)
+            if len(others) < 2:
+                continue
+            mine = conflicts.get(d)
+            if mine is None:
+                mine = conflicts[d] = set()
+            mine.update(others)
+            mine.discard(d)
+            for other in others:
+                if other != d:
+                    theirs = conflicts.get(other)
+                    if theirs is None:
+                        conflicts[other] = {d}
+                    else:
+                        theirs.add(d)
     return conflicts
 
 
@@ -455,14 +464,16 @@ class Allocation:
         """(bases ascending, the same as a set, bases taken): free_bases without
         building the list, for callers that stop early."""
         bad = set()
+        add, value_of, conflicts = bad.add, self.value_of, self.conflicts
+        file, first = value.file, value.first
         for k in range(value.width):
-            for other in self.conflicts.get(value.unit(k), ()):
+            for other in conflicts.get((file, first + k, True), ()):
                 if not other[2]:
-                    bad.add(other[1] - k)
+                    add(other[1] - k)
                     continue
-                owner = self.value_of[other]
+                owner = value_of[other]
                 if owner is not value and owner.phys is not None:
-                    bad.add(owner.phys + other[1] - owner.first - k)
+                    add(owner.phys + other[1] - owner.first - k)
         if value.width == 1 and all(w == 1 for _, w in value.refs):
             key = (value.file, 1, None, self.top)
         else:
