@@ -2244,8 +2244,9 @@ class ModuleCodegen:
         return out
 
     def generate_function(self, fsym: S.FunctionSymbol, index: int):
+        cg = FunctionCodegen(self, fsym, index)
         try:
-            func = FunctionCodegen(self, fsym, index).generate()
+            func = cg.generate()
         except Unsupported as exc:
             loc = exc.loc or fsym.loc
             line, col = loc if loc and loc[0] > 0 else fsym.loc
@@ -2260,6 +2261,12 @@ class ModuleCodegen:
                 "please report it (PTXC_TRACEBACK=1 shows the traceback)",
                 SourceLoc(self.filename, *fsym.loc)))
             return None
+        finally:
+            # Its dispatch tables (its own bound methods) and closures make cycles that
+            # would keep the whole codegen state (memo, uses, ranks, blocks, dropped
+            # instructions) alive until the cyclic GC finds it.  Nothing reads the
+            # object after this: emptied, reference counting frees that state now.
+            cg.__dict__.clear()
         return func
 
 

@@ -398,6 +398,9 @@ def _expand(cg, tpl: Template, args: list) -> dict:
         cg.place(end_label)
     if labels:  # the template branched: what was known before it is known after it
         cg.region_join(saved)
+    # `value` calls itself: its closure cell refers back to it, a cycle holding `regs`
+    # until the cyclic GC runs.  Emptying the cell lets reference counting free them now.
+    del value
     return results
 
 
