@@ -297,9 +297,12 @@ def promote(t: Type) -> Type:
 def arithmetic_common(a: Type, b: Type) -> Type:
     """The usual arithmetic conversions."""
     a, b = promote(a), promote(b)
-    if a == DOUBLE or b == DOUBLE:
+    # (only a FloatType equals DOUBLE or FLOAT: the class test first spares the two
+    # __eq__ calls, each way, that comparing an IntType with them costs)
+    a_float, b_float = a.__class__ is FloatType, b.__class__ is FloatType
+    if (a_float and a == DOUBLE) or (b_float and b == DOUBLE):
         return DOUBLE
-    if a == FLOAT or b == FLOAT:
+    if (a_float and a == FLOAT) or (b_float and b == FLOAT):
         return FLOAT
     assert isinstance(a, IntType) and isinstance(b, IntType)
     if a == b:
@@ -1150,7 +1153,7 @@ class Analyzer:
         return expr
 
     def implicit(self, expr: A.Expr, t: Type) -> A.Expr:
-        if expr.type == t:
+        if expr.type is t or expr.type == t:
             return expr
         if isinstance(expr, A.ImplicitCast) and unqualified(expr.type) == unqualified(t):
             return expr

@@ -28,10 +28,11 @@ def sink_loads(cg, func: ir.Function) -> None:
         moved: set = set()
         for instr in instrs:
             found = []
-            for reg in instr_uses(instr):
-                load = pending.pop(reg, None)
-                if load is not None and load not in found:
-                    found.append(load)
+            if pending:     # (with no load pending, what the instruction reads finds none)
+                for reg in instr_uses(instr):
+                    load = pending.pop(reg, None)
+                    if load is not None and load not in found:
+                        found.append(load)
             if len(found) >= 2:
                 found.sort(key=lambda ld: -order.get(id(ld), 0))
                 moves[id(instr)] = found
