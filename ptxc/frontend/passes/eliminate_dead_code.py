@@ -10,6 +10,8 @@ from __future__ import annotations
 from ...ptx import ir
 from ..vir import READS_FIRST, VReg, instr_uses, is_pure
 
+Address, Vector = ir.Address, ir.Vector
+
 
 def eliminate_dead_code(cg, func: ir.Function) -> None:
     """Drop pure instructions whose results nobody reads (and then what only they read).
@@ -22,9 +24,37 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
     get = counts.get
     for block in cg.blocks:
         for instr in block.instrs:
-            for reg in instr_uses(instr):
-                counts[reg] = get(reg, 0) + 1
             ops = instr.operands
+            if instr.opcode == "inline.asm":
+                for reg in instr_uses(instr):
+                    counts[reg] = get(reg, 0) + 1
+            else:
+                # instr_uses(instr), inlined (this scan reads every instruction): the
+                # first operand only where the instruction reads it, then the others.
+                first = True
+                for op in ops:
+                    cls = op.__class__
+                    if cls is VReg:
+                        if first:
+                            first = False
+                            if not READS_FIRST[instr.opcode]:
+                                continue
+                        counts[op] = get(op, 0) + 1
+                    elif cls is Address:
+                        first = False
+                        reg = op.base
+                        if reg.__class__ is VReg:
+                            counts[reg] = get(reg, 0) + 1
+                    elif cls is Vector:
+                        if not first:
+                            for reg in op.elems:
+                                if reg.__class__ is VReg:
+                                    counts[reg] = get(reg, 0) + 1
+                        first = False
+                    else:
+                        first = False
+                if instr.guard is not None:
+                    counts[instr.guard] = get(instr.guard, 0) + 1
             if ops and ops[0].__class__ is VReg and not READS_FIRST[instr.opcode]:   # defines()
                 found = defs.get(ops[0])
                 if found is None:
