@@ -261,3 +261,58 @@ int main() {
     assert "Invalid __global__ write of size 4 bytes" in captured.err
     assert "crash.cu:7:" in captured.err
     assert "not reached" not in captured.out and "Traceback" not in captured.err
+
+
+# ---- a WARPSYNC that leaves out a thread executing it ---------------------------------------
+# vote.sync with mask 0xffff in the `then` arm of an if/else that all 32 lanes take
+# (undefined in CUDA: lanes 16..31 are not in the mask).  ptxas -arch=sm_90 and ptxc
+# both put `WARPSYNC 0xffff` before the VOTE there (outside convergent code); lanes
+# 16..31 executing a WARPSYNC that leaves them out is an illegal instruction on the GPU
+# (measured on the H200 with fe_warp_vote's earlier ptxc code), and the emulator stops
+# the same way.  (For sm_89 ptxas guards the VOTE with `BRA.DIV` instead, which the
+# sm_89 table cannot decode yet.)
+PARTIAL_VOTE = """.version 9.5
+.target sm_89
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b64 %rd<4>; .reg .b32 %r<4>; .reg .pred %p<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd3, %rd2, %rd3;
+  setp.gt.u32 %p1, %r1, 1000;
+  @%p1 bra ELSE;
+  setp.eq.s32 %p2, %r1, 5;
+  vote.sync.ballot.b32 %r2, %p2, 0xffff;
+  st.global.u32 [%rd3], %r2;
+  bra END;
+ELSE:
+  st.global.u32 [%rd3], %r1;
+END:
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("compiler", ["ptxas", "ptxc"])
+def test_warpsync_leaving_out_its_thread_is_an_illegal_instruction(compiler, tmp_path):
+    from ptxc.driver import cubin_bytes, load_module, lower_module
+    from ptxc.lower.pipeline import Options
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(PARTIAL_VOTE)
+    if compiler == "ptxas":
+        if not oracle.available("ptxas"):
+            pytest.skip("ptxas (the oracle) is not installed")
+        cubin = oracle.ptxas(ptx, tmp_path / "k.cubin", "sm_90").read_bytes()
+    else:
+        module = load_module(str(ptx), PARTIAL_VOTE, "sm_90")
+        cubin = cubin_bytes(lower_module(module, Options(arch="sm_90", filename=str(ptx))), "sm_90")
+    dev = Device()
+    out = dev.malloc(32 * 4, "out")
+    kernel = dev.load(cubin, "k.cubin").kernel("k")
+    with pytest.raises(LaunchError) as info:
+        dev.launch(kernel, 1, 32, [out])
+    assert info.value.kind == "illegal-instruction"
+    assert "WARPSYNC whose mask leaves out a thread that executes it" in str(info.value)

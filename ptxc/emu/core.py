@@ -1600,6 +1600,12 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                     elif op == OP_BREAK:
                         bregs[w, prog[pc, F_S + 1]] &= ~emask
                     elif op == OP_BSYNC or op == OP_WARPSYNC:
+                        if op == OP_WARPSYNC and (emask & ~SRC[0, lane0] & np.int64(0xFFFFFFFF)) != 0:
+                            # a thread outside the mask it syncs on: the GPU stops the
+                            # kernel (CUDA_ERROR_ILLEGAL_INSTRUCTION, measured on the H200)
+                            _fail(err, E_WARPSYNC_SELF, blk, tb + lane0, pc, 0, 0, 0, 0)
+                            stop = True
+                            break
                         if emask != 0:
                             exited = np.int64(0)
                             for lane in range(32):

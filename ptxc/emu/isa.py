@@ -145,7 +145,7 @@ SPECIAL_REGS = {
 
 # ---- errors the core reports (err[0]) --------------------------------------------------------
 E_OK, E_OOB, E_MISALIGNED, E_MAX_STEPS, E_DEADLOCK, E_BAD_PC, E_UNSUPPORTED, E_CBANK, \
-    E_BARRIER_DIVERGENT, E_TRAP = range(10)
+    E_BARRIER_DIVERGENT, E_TRAP, E_WARPSYNC_SELF = range(11)
 # err fields
 ERR_CODE, ERR_BLOCK, ERR_THREAD, ERR_PC, ERR_ADDR, ERR_SIZE, ERR_SPACE, ERR_WRITE = range(8)
 

@@ -103,7 +103,7 @@ def run(device: Device, kernel: Kernel, config: LaunchConfig, banks: dict, max_s
 
 _KINDS = {I.E_OOB: "memcheck", I.E_MISALIGNED: "memcheck", I.E_MAX_STEPS: "max-steps",
           I.E_DEADLOCK: "deadlock", I.E_BAD_PC: "bad-pc", I.E_UNSUPPORTED: "unsupported",
-          I.E_CBANK: "memcheck", I.E_TRAP: "trap"}
+          I.E_CBANK: "memcheck", I.E_TRAP: "trap", I.E_WARPSYNC_SELF: "illegal-instruction"}
 
 
 def _round16(n: int) -> int:
@@ -184,6 +184,10 @@ def report(device: Device, kernel: Kernel, config: LaunchConfig, err: np.ndarray
     if code == I.E_UNSUPPORTED:
         why = kernel.program.unsupported.get(pc, "not emulated")
         return "\n".join([f"========= Instruction not supported by the emulator ({why})"] + where)
+    if code == I.E_WARPSYNC_SELF:
+        return "\n".join([f"========= Illegal instruction in kernel '{kernel.name}': a WARPSYNC whose mask "
+                          f"leaves out a thread that executes it (the GPU stops with "
+                          f"CUDA_ERROR_ILLEGAL_INSTRUCTION)"] + where)
     if code == I.E_TRAP:
         return "\n".join([f"========= Kernel '{kernel.name}' executed a trap (BPT/KILL)"] + where)
     return f"========= launch stopped (error {code})"

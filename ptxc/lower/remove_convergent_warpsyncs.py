@@ -26,9 +26,11 @@ def remove_convergent_warpsyncs(func) -> None:
     if not any(i.op == "WARPSYNC" and i.comment == MEMBER_MASK for b in blocks for i in b.instrs):
         return
     succs = successors(func)
+    exits_only = {k for k, b in enumerate(blocks)
+                  if b.instrs and b.instrs[0].op in ("EXIT", "RET") and b.instrs[0].pred is None}
     for k, block in enumerate(blocks):
         if any(i.op == "WARPSYNC" and i.comment == MEMBER_MASK for i in block.instrs) \
-                and _on_every_path(succs, k) and not _in_cycle(succs, k):
+                and _on_every_path(succs, k, exits_only) and not _in_cycle(succs, k):
             block.instrs = [i for i in block.instrs if not (i.op == "WARPSYNC" and i.comment == MEMBER_MASK)]
 
 
@@ -50,20 +52,42 @@ def successors(func) -> list[list[int]]:
     return out
 
 
-def _on_every_path(succs, k: int) -> bool:
-    """Whether every path from the entry to an exit passes through block k."""
+def _on_every_path(succs, k: int, exits_only: set = frozenset()) -> bool:
+    """Whether every path from the entry to an exit passes through block k, early exits
+    aside: a branch to a block that only exits (`if (i >= n) return;`), taken from a
+    block whose other threads go on towards k, ends those threads before the others get
+    there, and a WARPSYNC counts exited threads as arrived (ptxas: `@P0 EXIT`, then a
+    bare VOTE)."""
     if k == 0:
         return True
+    towards_k = _reaching(succs, k)
     seen, stack = {0}, [0]
     while stack:
         b = stack.pop()
         if not succs[b]:
             return False          # an exit reached without passing k
         for s in succs[b]:
+            if s in exits_only and b in towards_k:
+                continue          # an early exit
             if s != k and s not in seen:
                 seen.add(s)
                 stack.append(s)
     return True
+
+
+def _reaching(succs, k: int) -> set:
+    """The blocks from which block k can be reached."""
+    preds: dict = {}
+    for b, ss in enumerate(succs):
+        for s in ss:
+            preds.setdefault(s, []).append(b)
+    seen, stack = set(), [k]
+    while stack:
+        for p in preds.get(stack.pop(), ()):
+            if p not in seen:
+                seen.add(p)
+                stack.append(p)
+    return seen
 
 
 def _in_cycle(succs, k: int) -> bool:
