@@ -188,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and argv[0] in COMMANDS:
             return COMMANDS[argv[0]](argv[1:])
+        from .driver import tune_gc
+        tune_gc()
         return compile_command(argv)
     except CompileError as exc:
         print(exc.format(), file=sys.stderr)

@@ -194,6 +194,8 @@ def kernel_table(args) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="ptxc-bench-"))
     rows, problems = [], []
     ptxas = [oracle.require("ptxas"), "-arch=sm_89"]
+    from ptxc.driver import tune_gc
+    tune_gc()                      # as `ptxc` compiling does
     # Warm up once (the instruction table, Lark's tables and lazy imports load on first
     # use), so that the first file's kernels are not charged for it.
     lower_module(load_module("vadd.ptx", oracle.nvcc_ptx(ROOT / "testsuite" / "vadd.cu", tmp / "warm.ptx").read_text()),

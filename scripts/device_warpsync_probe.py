@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Does a WARPSYNC whose mask leaves out a thread executing it stop the GPU?
+
+    python scripts/device_warpsync_probe.py prepare DIR   # here: ptxas's and ptxc's sm_90 cubins
+    python scripts/device_warpsync_probe.py run DIR       # on the GPU machine
+
+The kernel is tests/test_emu_faults.py's PARTIAL_VOTE: `vote.sync.ballot` with mask
+0xffff in an if/else arm that all 32 lanes take.  Both ptxas -arch=sm_90 and ptxc put
+`WARPSYNC 0xffff` before the VOTE; the emulator stops such a launch as an illegal
+instruction.  `run` launches both cubins (one warp) and prints what the GPU says.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def prepare(out: Path) -> None:
+    from ptxc import oracle
+    from ptxc.driver import cubin_bytes, load_module, lower_module
+    from ptxc.lower.pipeline import Options
+    from test_emu_faults import PARTIAL_VOTE
+    out.mkdir(parents=True, exist_ok=True)
+    ptx = out / "partial_vote.ptx"
+    ptx.write_text(PARTIAL_VOTE)
+    oracle.ptxas(ptx, out / "partial_vote.ptxas.cubin", "sm_90")
+    module = load_module(str(ptx), PARTIAL_VOTE, "sm_90")
+    (out / "partial_vote.ptxc.cubin").write_bytes(
+        cubin_bytes(lower_module(module, Options(arch="sm_90", filename=str(ptx))), "sm_90"))
+
+
+def run(out: Path) -> None:
+    import numpy as np
+    from ptxc.device import GPU, DeviceError
+    gpu = GPU()
+    for who in ("ptxas", "ptxc"):
+        path = out / f"partial_vote.{who}.cubin"
+        try:
+            module = gpu.load_cubin(path.read_bytes(), path.name, "sm_90")
+            buf = gpu.alloc(32 * 4)
+            gpu.launch(module.function("k"), (1, 1, 1), (32, 1, 1), int(buf).to_bytes(8, "little"))
+            gpu.synchronize()
+            host = np.zeros(32, np.uint32)
+            gpu.download(buf, host)
+            print(f"{who}: ran, out[0]={host[0]:#x} out[31]={host[31]:#x}")
+        except DeviceError as err:
+            print(f"{who}: {err}")
+            gpu.recover()
+
+
+if __name__ == "__main__":
+    {"prepare": prepare, "run": run}[sys.argv[1]](Path(sys.argv[2]))
