@@ -419,7 +419,7 @@ def inlined(module: ir.Module, filename: str) -> tuple[ir.Module, set]:
     for f in module.functions:
         if f.entry:
             try:
-                flat = inline_calls(f, module.functions, filename)
+                flat = inline_calls(f, module.functions, filename, outline=False)
                 if not any(i.base == "call" for i in flat.instrs()):   # real calls stay calls
                     f = flat
                     done.add(f.name)

@@ -417,6 +417,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
     hz_cyc = hz_state[5]
     hz_rown = hz_state[6]      # write scoreboard of the instruction that set a read scoreboard
     hz_rsrc = hz_state[7]      # and that instruction
+    hz_lanes = hz_state[8]     # the lanes whose register the pending write-scoreboard producer writes
     stop = False
 
     for blk in range(cfg[C_BLOCK0], cfg[C_BLOCK1]):
@@ -582,7 +583,8 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                             e = hz[pc, HZ_R + k]
                             u = e & 1023
                             role = e >> 10
-                            if hz_sb[w, u] != 0:
+                            if hz_sb[w, u] != 0 and (hz_lanes[w, u] & emask) != 0:
+                                # (lanes of another group of a divergent warp read their own registers)
                                 _hz_record(hz_out, hz_count, pc, u, HZ_SB, hz_src[w, u], 0, 0)
                             elif hz_key[w, u] >= 0 and cls >= 0:
                                 need_c = hz_lat[hz_key[w, u], cls, role]
@@ -603,6 +605,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                 hz_rsb[w, u] = 0
                             if var != 0:
                                 hz_sb[w, u] = (np.int64(1) << wbar) if wbar != 7 else 0
+                                hz_lanes[w, u] = emask if u < 264 else np.int64(-1)   # UR/UP: warp-wide
                                 hz_key[w, u] = -1
                             else:
                                 hz_sb[w, u] = 0

@@ -5,7 +5,10 @@ scheduler trusts the control codes for:
 
 - a variable-latency instruction (memory, MUFU, S2R, ...) names a write scoreboard; its
   results may be read only by an instruction whose wait mask includes that scoreboard
-  (or after one that did).  Reading earlier is a `scoreboard` hazard;
+  (or after one that did).  Reading earlier is a `scoreboard` hazard - for the lanes
+  it writes: in a divergent warp, a lane group reading its own registers while another
+  group's load to the same register number is pending is no hazard (registers are per
+  lane; uniform registers are the warp's);
 - a fixed-latency result may be read only when the stall counts issued since its
   producer add up to the latency the model gives for that producer, consumer and
   operand role (ptxc/sass/sm_89_latencies.json or sm_90_latencies.json, the cubin's

@@ -1,8 +1,9 @@
-"""Inline calls of `.func` subroutines: every direct call becomes a copy of the callee.
+"""Inline calls of `.func` subroutines: a direct call becomes a copy of the callee.
 
-ptxc has no call ABI (nvcc's SASS keeps a `__noinline__` function as a subroutine,
-`CALL.REL.NOINC` to it with arguments in R4, R5, ... and `RET.REL.NODEC` back); it
-inlines instead, in the PTX, before instruction selection.  Per call site:
+ptxas keeps every `.func` a subroutine (`CALL.REL.NOINC` to it with arguments in R4,
+R5, ... and `RET.REL.NODEC` back).  ptxc inlines in the PTX, before instruction
+selection, all but the calls that stay real calls (below); those go through
+lower_calls' stack ABI.  Per inlined call site:
 
 - each `.param` buffer slot of the call (the caller's `st.param [param0+8]` of an
   argument, its `ld.param [retval0+0]` of a result) becomes one register, and the
@@ -26,7 +27,10 @@ A callee is flattened (its own calls inlined) once, then copied into each call s
 Expects: a PTX function as the parser or the frontend builds it (scopes flattened,
 call sequences' `.param` buffers in `call_params`); the module's functions, to find
 the callees.  Guarantees: the only calls left are real calls (lower_calls.real_call: of a
-recursive `.func`, or indirect through a register), with their `st.param`/`ld.param`;
+recursive `.func`, of an outlined one (lower_calls.outlined_functions: at least
+OUTLINE_MIN_INSTRS long and called from two sites or more, as libdevice's slow paths;
+ptxas never inlines, ptxc keeps these few as subroutines so a kernel does not carry a
+copy per call), or indirect through a register), with their `st.param`/`ld.param`;
 every other call buffer is gone; the input function and the callees are not
 modified; a function with real calls or a function's address carries the module's
 functions as `module_functions` (select_instrs lowers the calls with them).  A call
@@ -40,17 +44,19 @@ from dataclasses import replace
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from ..ptx import ir as ptx
-from .lower_calls import UnsupportedCall, real_call, recursive_functions, why_not_inlined
+from .lower_calls import UnsupportedCall, kept_calls, real_call, recursive_functions, why_not_inlined
 from .select_instrs import Unsupported
 
 _TAG = re.compile(r"%?__i(\d+)_")
 
 
-def inline_calls(func: ptx.Function, functions=(), filename: str = "<ptx>") -> ptx.Function:
-    """`func` with every call of a defined, non-recursive `.func` of `functions` inlined."""
+def inline_calls(func: ptx.Function, functions=(), filename: str = "<ptx>", outline: bool = True) -> ptx.Function:
+    """`func` with every call of a defined, non-recursive `.func` of `functions` inlined,
+    but for the long ones called from several sites (lower_calls.outlined_functions)
+    unless `outline` is False."""
     if not any(i.base == "call" for i in func.instrs()) and not _takes_function_address(func, functions):
         return func
-    inliner = Inliner(functions)
+    inliner = Inliner(functions, outline)
     problems = []
     try:
         flat = inliner.flatten(func)
@@ -102,9 +108,10 @@ def functions_by_name(functions) -> dict[str, ptx.Function]:
 
 
 class Inliner:
-    def __init__(self, functions):
+    def __init__(self, functions, outline: bool = True):
         self.functions = functions_by_name(functions)
-        self.recursive = recursive_functions(self.functions)
+        # the callees whose calls stay calls: recursive ones, and outlined ones
+        self.recursive = kept_calls(self.functions) if outline else recursive_functions(self.functions)
         self.flat: dict[str, ptx.Function] = {}
 
     def inlinable(self, instr: ptx.Instr) -> ptx.Function | None:

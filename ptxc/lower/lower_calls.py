@@ -82,6 +82,53 @@ def recursive_functions(functions: dict[str, ptx.Function]) -> set[str]:
     return {name for name, f in functions.items() if f.defined and call_cycle(name, functions)}
 
 
+OUTLINE_MIN_INSTRS = 100    # a callee at least this long, called from two sites or more, stays a call
+
+
+def outlined_functions(functions: dict[str, ptx.Function]) -> set[str]:
+    """The defined .funcs kept as subroutines although they could be inlined: those of at
+    least OUTLINE_MIN_INSTRS instructions (their own calls inlined) that the module calls
+    from more than one site.  ptxas never inlines a PTX call; ptxc inlines every small or
+    single-site one and keeps these (libdevice's slow paths, e.g. the trigonometric
+    argument reduction that sin, cos and tan each call) so a kernel does not carry one
+    copy per call."""
+    sites: dict[str, int] = {}
+    for f in functions.values():
+        if f.defined:
+            for name in direct_callees_all(f):
+                sites[name] = sites.get(name, 0) + 1
+    sizes: dict[str, int] = {}
+
+    def size(name: str, stack=()) -> int:
+        if name not in sizes:
+            f = functions[name]
+            n = 0
+            for i in f.instrs():
+                n += 1
+                if i.base == "call":
+                    callee = ptx.call_site(i).callee
+                    if (isinstance(callee, ptx.Symbol) and callee.name in functions
+                            and functions[callee.name].defined and callee.name not in stack):
+                        n += size(callee.name, stack + (name,))
+            sizes[name] = n
+        return sizes[name]
+
+    return {name for name, count in sites.items()
+            if count > 1 and name in functions and functions[name].defined and not functions[name].entry
+            and size(name) >= OUTLINE_MIN_INSTRS}
+
+
+def direct_callees_all(f: ptx.Function) -> list[str]:
+    """The names of the direct calls in `f`, once per call site."""
+    return [c.name for i in f.instrs() if i.base == "call"
+            for c in [ptx.call_site(i).callee] if isinstance(c, ptx.Symbol)]
+
+
+def kept_calls(functions: dict[str, ptx.Function]) -> set[str]:
+    """The .funcs whose direct calls stay calls: the recursive ones and the outlined ones."""
+    return recursive_functions(functions) | outlined_functions(functions)
+
+
 def why_not_inlined(instr: ptx.Instr, functions: dict[str, ptx.Function], recursive: set[str]) -> str:
     """`calls to .func (...)`: why inline_calls left this call."""
     site = ptx.call_site(instr)

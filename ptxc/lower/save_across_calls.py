@@ -10,12 +10,14 @@ Expects: instructions in final order, virtual registers, each CALL last in its b
 (select_instrs starts a block after it); func.info.frame_size the frame so far.
 Guarantees: no virtual register is live across a CALL; the frame (and the entry's
 `IADD3 R1, R1, -frame`) grows by the slots.  A predicate or uniform value live
-across a call is a CompileError (ptxc does not save those).
+across a call goes through a general register: `SEL Rt, RZ, 0x1, P` (Rt = !P)
+stored, and after the call loaded and turned back by `ISETP.EQ.U32.AND P, PT, Rt, RZ,
+PT`.  A uniform value live across a call is a CompileError (ptxc does not save those).
 """
 from __future__ import annotations
 
 from ..diagnostics import CompileError, Diagnostic
-from ..sass.ir import Instr, Mem, Reg
+from ..sass.ir import Imm, Instr, Mem, PT, RZ, Reg
 from .assign_regs import build_code, collect_values
 from .kernel_info import info_of
 from .spill_regs import _set_frame
@@ -30,20 +32,22 @@ def save_across_calls(func) -> None:
     value_of = collect_values(code)
     info = info_of(func)
     slots: dict = {}
-    position = 0
+    all_values = []
     for b, block in enumerate(func.blocks):
-        start = position
-        position += len(block.instrs)
         if not block.instrs or block.instrs[-1].op != "CALL":
             continue
-        live = code.live_out[start + len(block.instrs) - 1]
+        live = code.live_out[code.block_range(b)[-1]]   # (the blocks grow as saves go in: index by code)
         found = {}
         for u in live:
             if u[2] and u in value_of:
                 found[(value_of[u].file, value_of[u].first)] = value_of[u]
         values = [found[k] for k in sorted(found)]
+        all_values += values
         saves, loads = [], []
         for value in values:
+            if value.file == "P":
+                _save_predicate(func, value, slots, info, saves, loads)
+                continue
             if value.file != "R":
                 raise CompileError(Diagnostic(f"unsupported: a {value.file} register value live across a call "
                                               f"in {func.name} (ptxc saves only general registers)"))
@@ -60,5 +64,21 @@ def save_across_calls(func) -> None:
         if loads:
             func.blocks[b + 1].instrs[0:0] = loads
     if slots:
-        info.frame_size = (info.frame_size + 7) // 8 * 8
+        align = max(8, 4 * max((v.width for v in all_values), default=1))   # the frame keeps each slot aligned
+        info.frame_size = (info.frame_size + align - 1) // align * align
         _set_frame(func, info.frame_size)
+
+
+def _save_predicate(func, value, slots, info, saves, loads) -> None:
+    """A predicate live across a call: its negation as 0/1 in a word of the frame."""
+    if ("P", value.first) not in slots:
+        slots[("P", value.first)] = offset = (info.frame_size + 3) // 4 * 4
+        info.frame_size = offset + 4
+    slot = Mem(Reg("R", 1), slots[("P", value.first)])
+    pred = Reg("P", value.first, virtual=True)
+    word, back = func.new_vreg("R"), func.new_vreg("R")
+    saves += [Instr("SEL", (), [word], [Reg("R", RZ), Imm(1, "int"), pred], comment="predicate saved across the call"),
+              Instr("STL", (), [], [slot, word], comment="saved across the call")]
+    loads += [Instr("LDL", (), [back], [slot], comment="restored after the call"),
+              Instr("ISETP", ("EQ", "U32", "AND"), [pred, Reg("P", PT)], [back, Reg("R", RZ), Reg("P", PT)],
+                    comment="predicate restored after the call")]
