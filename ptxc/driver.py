@@ -130,6 +130,7 @@ def kernel_image(kernel: Kernel):
                         regcount=kernel.func.num_regs, exit_offsets=kernel.exit_offsets,
                         param_base=kernel.func.param_base)
     image.shared_size = info.shared_size
+    image.constant_pool = b"".join(w.to_bytes(8, "little") for w in getattr(kernel.func, "constant_pool", None) or ())
     image.shared_align = max(info.shared_align, 4)
     image.num_barriers = info.num_barriers
     image.calls = any(i.op == "CALL" for _addr, i in kernel.addrs)   # subroutines after it (link_calls)

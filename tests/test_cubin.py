@@ -521,6 +521,20 @@ def test_sm89_module_files_byte_identical(nvcc_cubins, source):
     assert rewrite_all(theirs, **read_cubin(theirs).tool_strings()) == theirs
 
 
+# nvcc's sm_89 cubins whose kernels read doubles from their own bank 2 (c[0x2][..],
+# .nv.constant2.<kernel>), rewritten byte for byte.
+BANK2_FILES = [TESTSUITE / f"{n}.cu" for n in ("collatz", "fe_array2d")]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("source", BANK2_FILES, ids=lambda p: p.stem)
+def test_sm89_bank2_files_byte_identical(nvcc_cubins, source):
+    theirs = nvcc_cubins(source, "sm_89").read_bytes()
+    cubin = read_cubin(theirs)
+    assert any(k.constant_pool for k in cubin.kernels)
+    assert rewrite_all(theirs, **cubin.tool_strings()) == theirs
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize("case", list(SM90_PTX))
 def test_sm90_ptx_probes_byte_identical(sm90_ptx_cubins, case):

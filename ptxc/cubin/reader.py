@@ -200,6 +200,9 @@ def _kernel(cubin: Cubin, text: Section) -> KernelImage:
     for r in cubin.info:
         if r.fmt == ni.EIFMT_SVAL and len(r.value) == 8 and ni.unpack_words(r.value)[0] == symbol:
             _apply_global_record(image, r)
+    pool = cubin.section(f".nv.constant2.{name}")
+    if pool is not None:
+        image.constant_pool = bytes(pool.data)
     shared = cubin.section(f".nv.shared.{name}")
     if shared is not None:
         image.shared_size, image.shared_align = shared.size, shared.align

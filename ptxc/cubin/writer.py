@@ -104,6 +104,9 @@ class KernelImage:
     # The kernel calls subroutines laid out after it in its own .text (CALL.REL.NOINC):
     # on sm_90 ptxas leaves an empty .rela.text.<k> for the resolved calls.  Nothing on sm_89.
     calls: bool = False
+    # The kernel's own constant bank 2 (.nv.constant2.<k>): the doubles its code reads
+    # as c[0x2][offset] operands (pool_double_constants).  Empty: no section.
+    constant_pool: bytes = b""
     # The code is one basic block (no branch).  With a stack frame, ptxas then ends the
     # FDE by re-stating CFA = R1 + 0 at the CFA point instead of advancing to the last
     # EXIT (isa_local's local_wide and local_hist); without a frame it changes nothing.
@@ -287,7 +290,8 @@ class _Plan:
             names.append(".rel" + ADDRESS_BANK)
         names.append(".rel.debug_frame")
         names += [name for name in made if name.startswith(".nv.constant")]   # in creation order
-        names += [f".nv.constant0.{k.name}" for k in self.kernels]
+        for k in self.kernels:
+            names += [f".nv.constant2.{k.name}"] * bool(k.constant_pool) + [f".nv.constant0.{k.name}"]
         names += [f".text.{k.name}" for k in self.kernels]
         names += [GLOBAL_INIT] if GLOBAL_INIT in made else []
         # NOBITS windows in creation order: the first kernel's, the module's, the others'
@@ -320,6 +324,8 @@ class _Plan:
                         local.append(section(item))
                     else:
                         (visible if item.visible else local).append(self._variable_symbol(item))
+            if k.constant_pool:
+                local.append(section(f".nv.constant2.{k.name}"))
             local.append(section(f".nv.constant0.{k.name}"))
         local += [section(name) for name in (".debug_frame", ".nv.callgraph", ".nv.rel.action")]
         self.symbols = [Symbol("")] + local
@@ -376,6 +382,10 @@ class _Plan:
             if name.startswith(".nv.constant"):
                 secs.append(self._variable_section(name))
         for k in self.kernels:
+            if k.constant_pool:
+                secs.append(Section(f".nv.constant2.{k.name}", elf.SHT_PROGBITS,
+                                    elf.SHF_ALLOC | elf.SHF_INFO_LINK, k.constant_pool,
+                                    info=idx[f".text.{k.name}"], align=4))
             secs.append(Section(f".nv.constant0.{k.name}", elf.SHT_PROGBITS,
                                 elf.SHF_ALLOC | elf.SHF_INFO_LINK,
                                 bytes(k.param_base + k.param_size),
@@ -776,6 +786,8 @@ def _string_tables(kernels: list[KernelImage], extra: list[str],
                         table.add(item)
                     elif table is strtab and not item.visible:
                         table.add(item.name)
+            if k.constant_pool:
+                table.add(f".nv.constant2.{k.name}")
             for rel in bank_order:
                 table.add(f"{rel}.nv.constant0.{k.name}")
     for name in tail:

@@ -31,6 +31,11 @@ over the corpus in tests/data/regalloc (docs/regalloc.md has the numbers):
    bank conflicts (two sources of one instruction in the same bank, reg % 2),
    then a register the value can share with a dying source or result (coalescing
    hints, followed through values not yet assigned), then the lowest number.
+5. Retry.  Where that takes more than SLACK registers past the pressure (the most
+   units live at once), or finds no register, the allocation is tried again in
+   order of first definition and with liveness alone (without step 2), and the
+   fewest registers win (fe_vector_types: ptxas's order put the two LDG.E.128
+   results above their address pairs, R27 where R19 does).
 """
 from __future__ import annotations
 
@@ -657,24 +662,64 @@ def choose(alloc: Allocation, value: Value) -> int:
 
 def assign_regs(func) -> None:
     code = build_code(func)
-    alloc = Allocation(code, collect_values(code), interference(code, occupancy(code)))
+    value_of = collect_values(code)
+    alloc = Allocation(code, value_of, interference(code, occupancy(code)))
     limit = getattr(getattr(func, "info", None), "max_reg_count", None)
     if limit:
         alloc.top = max(limit - 1 - REGCOUNT_EXTRA, 2)
     order = allocation_order(alloc)
+    by_definition = sorted(order, key=lambda v: (v.file not in ("P", "UP"), _first_def(v), v.first))
+    best = _colour(alloc, order)
+    chosen = _assignment(alloc)
+    if best is None or best > pressure(alloc) + SLACK:
+        # ptxas's order (pairs, then quads, then single registers) and its late-read
+        # rule can paint it into a corner: pairs take the low registers a quad needed,
+        # and the values need many more registers than are ever live at once, or do
+        # not fit at all.  Then try again in order of first definition (a greedy
+        # colouring of straight-line live ranges needs no more than the pressure), and
+        # with liveness alone (the late-read rule is ptxas's habit, not a need); the
+        # fewest registers win, ptxas's way on a tie.
+        loose = Allocation(code, value_of, interference(code, [set(live) for live in code.live_out]), alloc.top)
+        for attempt, values in ((alloc, by_definition), (loose, order), (loose, by_definition)):
+            top = _colour(attempt, values)
+            if top is not None and (best is None or top < best):
+                best, chosen = top, _assignment(attempt)
+        if best is None:
+            raise CompileError(Diagnostic(
+                f"more R registers live at once than the {len(ALLOCATABLE['R'])} available: "
+                f"ptxc does not spill registers"))
+    for value, phys in chosen.items():
+        value.phys = phys
+    rewrite(alloc)
+    func.num_regs = regcount(code)
+
+
+# How many registers past the pressure (the most R units live at once) ptxas's order
+# may take before the allocation is tried again in other orders.
+SLACK = 4
+
+
+def _colour(alloc: Allocation, order: list) -> int | None:
+    """Assign `order` greedily (choose); the highest R register used, or None where a
+    value found no register."""
+    for value in order:
+        value.phys = None
     try:
         for value in order:
             value.phys = choose(alloc, value)
     except CompileError:
-        # Longest-lived-first (ptxas's preference) can paint itself into a corner
-        # where the values would fit; in order of first definition a greedy
-        # colouring of straight-line live ranges never needs more than the pressure.
-        for value in order:
-            value.phys = None
-        for value in sorted(order, key=lambda v: (v.file not in ("P", "UP"), _first_def(v), v.first)):
-            value.phys = choose(alloc, value)
-    rewrite(alloc)
-    func.num_regs = regcount(code)
+        return None
+    return max((v.phys + v.width - 1 for v in order if v.file == "R"), default=-1)
+
+
+def _assignment(alloc: Allocation) -> dict:
+    return {value: value.phys for value in alloc.value_of.values()}
+
+
+def pressure(alloc: Allocation) -> int:
+    """The most virtual R units live after any instruction, plus R0 and R1 (the
+    stack pointer sits below every value)."""
+    return 2 + max((sum(1 for u in live if u[0] == "R" and u[2]) for live in alloc.code.live_out), default=0)
 
 
 def _first_def(value: Value) -> int:

@@ -37,9 +37,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..sass.ir import Block, Control, Imm, Instr, Reg, Target
+from ..sass.ir import Block, CBank, Control, Imm, Instr, Reg, Target
 from .kernel_info import info_of
 from .lower_calls import SUBROUTINE_LABEL, recursive_functions
+from .pool_double_constants import BANK as POOL_BANK, pool_of
 from .pad_text import PAD_LABEL
 
 INSTR_BYTES = 16
@@ -54,6 +55,7 @@ def link_calls(func) -> None:
     subs = _lower_callees(func, context)
     pad = func.blocks.pop() if func.blocks and func.blocks[-1].label == PAD_LABEL else None
     for sub in subs.values():
+        _join_constant_pool(func, sub)
         func.blocks += sub.blocks
     _set_return_addresses(func)
     if pad is not None:
@@ -86,6 +88,20 @@ def _lower_callees(func, context) -> dict:
         subs[name] = sub
         todo += [n for n in _called(sub) if n not in subs]
     return subs
+
+
+def _join_constant_pool(func, sub) -> None:
+    """A subroutine's bank-2 constants (pool_double_constants) appended to the kernel's
+    (one .nv.constant2.<kernel> serves its whole .text), its c[0x2] offsets moved along."""
+    words = getattr(sub, "constant_pool", None)
+    if not words:
+        return
+    pool = pool_of(func)
+    base = 8 * len(pool)
+    pool += words
+    for instr in sub.instrs():
+        instr.srcs = [replace(op, offset=op.offset + base) if isinstance(op, CBank) and op.bank == POOL_BANK
+                      else op for op in instr.srcs]
 
 
 def _prefix_labels(sub, name: str) -> None:

@@ -33,6 +33,7 @@ from .link_calls import link_calls
 from .load_cbank_operands import load_cbank_operands
 from .order_instrs import order_instrs
 from .pad_text import pad_text
+from .pool_double_constants import pool_double_constants
 from .propagate_copies import propagate_copies
 from .remove_convergent_warpsyncs import remove_convergent_warpsyncs
 from .remove_dead_code import remove_dead_code
@@ -68,6 +69,7 @@ PASSES = [
     Pass("propagate_copies", propagate_copies),
     Pass("fuse_ffma", fuse_ffma),
     Pass("fold_constants", fold_constants),
+    Pass("pool_double_constants", pool_double_constants),   # sm_89: doubles from c[0x2]
     Pass("simplify_instrs", simplify_instrs),
     Pass("fold_address_offsets", fold_address_offsets),
     Pass("legalize_operands", legalize_operands, required=True),
