@@ -486,25 +486,26 @@ def distance(sched: Schedule, i: int, k: int, between: Between) -> int:
 
 class ChainDistances:
     """distance(i, j) for the instructions i of j's fallthrough chain, nearest first,
-    computed as far as asked and kept: they depend on the control codes the scoreboard
-    pass set, not on the issue times assign_stalls iterates on."""
+    computed as far as asked and kept (`known[j]`): they depend on the control codes
+    the scoreboard pass set, not on the issue times assign_stalls iterates on."""
 
     def __init__(self, sched: Schedule):
         self.sched = sched
-        self.known: dict[int, list] = {}
+        self.known: list[list] = [[] for _ in sched.slots]
         self.state: dict[int, tuple] = {}
 
-    def pairs(self, j: int):
-        known = self.known.setdefault(j, [])
-        yield from known
-        if j not in self.state:
-            self.state[j] = (iter(self.sched.chain(j)), Between())
-        chain, between = self.state[j]
-        for i in chain:
-            pair = (i, distance(self.sched, i, j, between))
-            between.add(self.sched.slots[i])
-            known.append(pair)
-            yield pair
+    def extend(self, j: int) -> bool:
+        """Compute the next pair of j's chain into known[j]; False once the chain ended."""
+        state = self.state.get(j)
+        if state is None:
+            state = self.state[j] = (self.sched.chain(j), Between())
+        chain, between = state
+        i = next(chain, None)
+        if i is None:
+            return False
+        self.known[j].append((i, distance(self.sched, i, j, between)))
+        between.add(self.sched.slots[i])
+        return True
 
 
 # Instructions whose stall field must stay small (none so far: a long stall is legal
@@ -516,48 +517,65 @@ ILLEGAL_YIELD_STALL = 12
 
 
 def assign_stalls(sched: Schedule) -> None:
+    """Issue times in layout order, repeated until they stop changing (at most 5
+    rounds): a branch's stall must cover its target block, whose offsets a forward
+    branch only knows from the round before.  A round reads the times of earlier
+    rounds only there (`taken_edge_needs` records those offsets): when every offset
+    it read equals what the round ended with, another round would compute the same
+    times, and the loop stops without running it."""
     slots, table, rules = sched.slots, sched.table, sched.table.rules_misc
     real = sched.real
+    falls, targeted = sched._falls, sched.targeted
+    branches = {k for k in real if sched.targets(k)}
+    min_stall = [slot.info.get("min_stall", 1) for slot in slots]
     time: dict[int, int] = {}
     chains = ChainDistances(sched)
     for _ in range(5):      # until a forward branch sees its target's final offsets
         previous = dict(time)
+        offsets_read: list = []
         for n, j in enumerate(real):
             if n == 0:
                 time[j] = 0
                 continue
             p = real[n - 1]
-            t = time[p] + slots[p].info.get("min_stall", 1)
+            tp = time[p]
+            t = tp + min_stall[p]
             if n == 1:
-                t = max(t, time[p] + rules["entry_min_stall"])
-            if sched.falls_through(p):
-                if j in sched.targeted:
-                    t = max(t, time[p] + rules["before_label_min_stall"])
-                for i, need in chains.pairs(j):
-                    if time[p] - time[i] >= HORIZON:
+                t = max(t, tp + rules["entry_min_stall"])
+            if falls[p]:
+                if j in targeted:
+                    t = max(t, tp + rules["before_label_min_stall"])
+                known, m = chains.known[j], 0
+                while m < len(known) or chains.extend(j):
+                    i, need = known[m]
+                    m += 1
+                    ti = time[i]
+                    if tp - ti >= HORIZON:
                         break
-                    t = max(t, time[i] + need)
-            t = max(t, taken_edge_needs(sched, p, time, previous))
+                    if ti + need > t:
+                        t = ti + need
+            if p in branches:
+                t = max(t, taken_edge_needs(sched, p, time, previous, offsets_read))
             if slots[p].instr.op in SHORT_STALL_OPS and t - time[p] > SHORT_STALL_OPS[slots[p].instr.op]:
                 # nvdisasm rejects a BSSY with a long stall: issue it later instead
                 time[p] = t - SHORT_STALL_OPS[slots[p].instr.op]
             time[j] = t
-        if time == previous:
+        if time == previous or all(time[k] - time[start] == offset for start, k, offset in offsets_read):
             break
     for n, j in enumerate(real):
         ctrl = slots[j].instr.ctrl
         if n + 1 < len(real):
             stall = time[real[n + 1]] - time[j]
         else:
-            stall = max(slots[j].info.get("min_stall", 1),
-                        taken_edge_needs(sched, j, time, time) - time[j])
-        ctrl.stall = min(MAX_STALL, max(slots[j].info.get("min_stall", 1), stall))
+            stall = max(min_stall[j], taken_edge_needs(sched, j, time, time, []) - time[j])
+        ctrl.stall = min(MAX_STALL, max(min_stall[j], stall))
 
 
-def taken_edge_needs(sched: Schedule, br: int, time: dict, previous: dict) -> int:
+def taken_edge_needs(sched: Schedule, br: int, time: dict, previous: dict, offsets_read: list) -> int:
     """Earliest time the instruction after branch `br` may issue so that, when the
     branch is taken, its target block's first instructions still see every latency:
-    the branch's stall is paid on both paths."""
+    the branch's stall is paid on both paths.  Each (block start, instruction, offset)
+    it uses is appended to `offsets_read`."""
     need = 0
     for target in sched.targets(br):
         start = sched.block_start[target]
@@ -567,6 +585,7 @@ def taken_edge_needs(sched: Schedule, br: int, time: dict, previous: dict) -> in
             if sched.slots[k].padding:
                 break
             offset = (known[k] - known[start]) if (k in known and start in known) else k - start
+            offsets_read.append((start, k, offset))
             if offset >= HORIZON:
                 break
             for i, d in edge_pairs(sched, br, start, k, producers):   # the branch, then back along its chain
