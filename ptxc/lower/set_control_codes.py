@@ -68,7 +68,7 @@ class Schedule:
 
     def __init__(self, func: Function, table: latency.LatencyTable):
         self.table = table
-        self.edge_memo: dict = {}         # see edge_pairs
+        self.most = None                  # see MostNeeded
         self.in_flight_at: dict = {}      # CALL/RET index -> scoreboards pending there
         self.slots: list[Slot] = []
         self.block_start: dict[str, int] = {}
@@ -450,11 +450,10 @@ class Between:
         self.scoreboards.add(ctrl.wbar)
         self.scoreboards.add(ctrl.rbar)
 
-    @classmethod
-    def of(cls, sched: Schedule, indices) -> "Between":
-        facts = cls()
-        for m in indices:
-            facts.add(sched.slots[m])
+    def copy(self) -> "Between":
+        facts = Between()
+        facts.killed = set(self.killed)
+        facts.scoreboards = set(self.scoreboards)
         return facts
 
 
@@ -484,28 +483,58 @@ def distance(sched: Schedule, i: int, k: int, between: Between) -> int:
     return need
 
 
-class ChainDistances:
-    """distance(i, j) for the instructions i of j's fallthrough chain, nearest first,
-    computed as far as asked and kept (`known[j]`): they depend on the control codes
-    the scoreboard pass set, not on the issue times assign_stalls iterates on."""
+class MostNeeded:
+    """Upper bounds on `distance(i, k)` from what i writes and reads and k's class,
+    operand roles and waits, but not which units meet: the walks of assign_stalls
+    skip the exact question where the bound cannot raise a time.  Each term of
+    `distance` is bounded by the same table entry with the unit tests left out.
+    `any_producer(k)` bounds it over every i: issue times never decrease along the
+    layout, so a walk back from k stops once that bound cannot matter."""
 
     def __init__(self, sched: Schedule):
-        self.sched = sched
-        self.known: list[list] = [[] for _ in sched.slots]
-        self.state: dict[int, tuple] = {}
+        self.table = sched.table
+        self.memo: dict = {}        # (producer signature, consumer signature) -> bound
+        self.memo_any: dict = {}    # consumer signature -> bound over every producer here
+        self.producer, self.consumer = [], []
+        for slot in sched.slots:
+            ctrl = slot.instr.ctrl
+            wait = slot.info.get("wait_after_set", 2) if ctrl.wbar != 7 or ctrl.rbar != 7 else 0
+            keys = tuple(sorted(set(slot.write_map.values())))
+            self.producer.append((slot.cls, keys, bool(slot.read_units), ctrl.rbar != 7, wait))
+            roles = tuple(sorted({read.role for read in slot.reads}))
+            self.consumer.append((slot.cls, roles, bool(slot.write_units), bool(ctrl.wait)))
+        firsts: dict = {}
+        for i, producer in enumerate(self.producer):
+            firsts.setdefault(producer, i)
+        self.distinct = list(firsts.values())    # an instruction of each producer signature
 
-    def extend(self, j: int) -> bool:
-        """Compute the next pair of j's chain into known[j]; False once the chain ended."""
-        state = self.state.get(j)
-        if state is None:
-            state = self.state[j] = (self.sched.chain(j), Between())
-        chain, between = state
-        i = next(chain, None)
-        if i is None:
-            return False
-        self.known[j].append((i, distance(self.sched, i, j, between)))
-        between.add(self.sched.slots[i])
-        return True
+    def __call__(self, i: int, k: int) -> int:
+        key = (self.producer[i], self.consumer[k])
+        bound = self.memo.get(key)
+        if bound is None:
+            bound = self.memo[key] = self._bound(*key)
+        return bound
+
+    def any_producer(self, k: int) -> int:
+        consumer = self.consumer[k]
+        bound = self.memo_any.get(consumer)
+        if bound is None:
+            bound = self.memo_any[consumer] = max(self(producer_i, k) for producer_i in self.distinct)
+        return bound
+
+    def _bound(self, producer: tuple, consumer: tuple) -> int:
+        table = self.table
+        cls_i, keys, reads, read_scoreboard, wait = producer
+        cls_k, roles, writes, waits = consumer
+        values = [table.issue(cls_i, cls_k, read_scoreboard)]
+        values += [table.raw(key, cls_k, role) for key in keys for role in roles]
+        if writes and reads:
+            values.append(table.war(cls_i, cls_k))
+        if writes and keys:
+            values.append(table.waw(cls_i, cls_k))
+        if waits:
+            values.append(wait)
+        return max(values)
 
 
 # Instructions whose stall field must stay small (none so far: a long stall is legal
@@ -523,13 +552,14 @@ def assign_stalls(sched: Schedule) -> None:
     rounds only there (`taken_edge_needs` records those offsets): when every offset
     it read equals what the round ended with, another round would compute the same
     times, and the loop stops without running it."""
-    slots, table, rules = sched.slots, sched.table, sched.table.rules_misc
+    slots, rules = sched.slots, sched.table.rules_misc
     real = sched.real
     falls, targeted = sched._falls, sched.targeted
     branches = {k for k in real if sched.targets(k)}
     min_stall = [slot.info.get("min_stall", 1) for slot in slots]
+    most = sched.most = MostNeeded(sched)
+    bounds, producer = most.memo, most.producer
     time: dict[int, int] = {}
-    chains = ChainDistances(sched)
     for _ in range(5):      # until a forward branch sees its target's final offsets
         previous = dict(time)
         offsets_read: list = []
@@ -545,15 +575,27 @@ def assign_stalls(sched: Schedule) -> None:
             if falls[p]:
                 if j in targeted:
                     t = max(t, tp + rules["before_label_min_stall"])
-                known, m = chains.known[j], 0
-                while m < len(known) or chains.extend(j):
-                    i, need = known[m]
-                    m += 1
+                # back along j's fallthrough chain (p = j - 1 first) while latencies last
+                between, filled = None, j       # `between` describes slots filled..j-1
+                consumer, most_j = most.consumer[j], most.any_producer(j)
+                i = p
+                while i >= 0 and j - i <= WINDOW and falls[i]:
                     ti = time[i]
-                    if tp - ti >= HORIZON:
+                    if tp - ti >= HORIZON or ti + most_j <= t:
                         break
-                    if ti + need > t:
-                        t = ti + need
+                    bound = bounds.get((producer[i], consumer))
+                    if bound is None:
+                        bound = most(i, j)
+                    if ti + bound > t:
+                        if between is None:
+                            between = Between()
+                        while filled > i + 1:
+                            filled -= 1
+                            between.add(slots[filled])
+                        need = distance(sched, i, j, between)
+                        if ti + need > t:
+                            t = ti + need
+                    i -= 1
             if p in branches:
                 t = max(t, taken_edge_needs(sched, p, time, previous, offsets_read))
             if slots[p].instr.op in SHORT_STALL_OPS and t - time[p] > SHORT_STALL_OPS[slots[p].instr.op]:
@@ -576,45 +618,38 @@ def taken_edge_needs(sched: Schedule, br: int, time: dict, previous: dict, offse
     branch is taken, its target block's first instructions still see every latency:
     the branch's stall is paid on both paths.  Each (block start, instruction, offset)
     it uses is appended to `offsets_read`."""
+    slots, most = sched.slots, sched.most
     need = 0
+    t_br = time[br]
     for target in sched.targets(br):
         start = sched.block_start[target]
         known = time if start <= br else previous
-        producers = sched.producers(br)
-        for k in range(start, min(len(sched.slots), start + WINDOW)):
-            if sched.slots[k].padding:
+        producers = sched.producers(br)     # the branch, then back along its chain
+        target_part = Between()             # slots start..k-1
+        for k in range(start, min(len(slots), start + WINDOW)):
+            if slots[k].padding:
                 break
             offset = (known[k] - known[start]) if (k in known and start in known) else k - start
             offsets_read.append((start, k, offset))
             if offset >= HORIZON:
                 break
-            for i, d in edge_pairs(sched, br, start, k, producers):   # the branch, then back along its chain
-                if time[br] - time[i] >= HORIZON:
+            between, filled = None, br + 1  # then also slots filled..br
+            most_k = most.any_producer(k)
+            for i in producers:
+                ti = time[i]
+                if t_br - ti >= HORIZON or ti + most_k - offset <= need:
                     break
-                need = max(need, time[i] + d - offset)
+                if ti + most(i, k) - offset > need:
+                    if between is None:
+                        between = target_part.copy()
+                    while filled > i + 1:
+                        filled -= 1
+                        between.add(slots[filled])
+                    need = max(need, ti + distance(sched, i, k, between) - offset)
             if not sched.falls_through(k):
                 break
+            target_part.add(slots[k])
     return need
-
-
-def edge_pairs(sched: Schedule, br: int, start: int, k: int, producers: list):
-    """(i, distance(i, k)) for the producers of branch `br` (itself, then back along its
-    chain), where k is an instruction of the target block that begins at `start`:
-    computed as far as asked and kept on the schedule (they do not depend on issue
-    times, which assign_stalls iterates on)."""
-    key = (br, k)
-    memo = sched.edge_memo.get(key)
-    if memo is None:
-        memo = sched.edge_memo[key] = ([], Between.of(sched, range(start, k)))
-    known, between = memo
-    yield from known
-    for n in range(len(known), len(producers)):
-        i = producers[n]
-        if i != br:
-            between.add(sched.slots[i + 1])
-        pair = (i, distance(sched, i, k, between))
-        known.append(pair)
-        yield pair
 
 
 # --- yield and reuse ----------------------------------------------------------------
