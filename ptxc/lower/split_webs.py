@@ -17,6 +17,7 @@ web of definitions and uses.
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import replace
 
 from ..sass.ir import Mem, Reg
@@ -133,25 +134,34 @@ def _reaching(func, instrs, block_of, defs_at) -> list:
             else:
                 gen[b][unit] = {(i, unit)}
                 killed[b].add(unit)
+    # A worklist to the (unique, least) fixpoint: a block is visited again only when
+    # what reaches its start grew.
     reach_in = [dict() for _ in range(n)]
-    changed = True
-    while changed:
-        changed = False
-        for b in range(n):
-            out = {}
-            for unit, sites in reach_in[b].items():
-                if unit not in killed[b]:
-                    out[unit] = set(sites)
-            for unit, sites in gen[b].items():
-                out[unit] = out.get(unit, set()) | sites if unit not in killed[b] or _guarded_only(sites, instrs) \
-                    else set(sites)
-            for s in succs[b]:
-                target = reach_in[s]
-                for unit, sites in out.items():
-                    have = target.setdefault(unit, set())
-                    if not sites <= have:
-                        have |= sites
-                        changed = True
+    work, queued = deque(range(n)), [True] * n
+    while work:
+        b = work.popleft()
+        queued[b] = False
+        out = {}
+        for unit, sites in reach_in[b].items():
+            if unit not in killed[b]:
+                out[unit] = sites
+        for unit, sites in gen[b].items():
+            out[unit] = out.get(unit, set()) | sites if unit not in killed[b] or _guarded_only(sites, instrs) \
+                else sites
+        for s in succs[b]:
+            target = reach_in[s]
+            grew = False
+            for unit, sites in out.items():
+                have = target.get(unit)
+                if have is None:
+                    target[unit] = set(sites)
+                    grew = True
+                elif not sites <= have:
+                    have |= sites
+                    grew = True
+            if grew and not queued[s]:
+                queued[s] = True
+                work.append(s)
     return reach_in
 
 
