@@ -18,6 +18,8 @@ Guarantees: each block holds the same instructions in a dependence-respecting or
 """
 from __future__ import annotations
 
+import heapq
+
 from ..sass.ir import Mem, Reg
 from .vregs import regs_in, units
 
@@ -60,17 +62,18 @@ def _writes(instr) -> set:
     return {u for op in instr.dsts if isinstance(op, Reg) and not op.is_zero for u in units(op)}
 
 
-def _dependences(instrs) -> list[set]:
+def _dependences(instrs, reads: list, writes: list) -> list[set]:
     """For each instruction, the earlier ones it must stay after: those whose registers
     it reads, writes or overwrites (or that read what it writes), memory accesses
     either side of a store, everything before a terminator, the prologue, fences.
-    Built from per-unit indexes, so a long block costs what its dependences cost."""
+    Built from per-unit indexes, so a long block costs what its dependences cost.
+    reads / writes: each instruction's units (_reads, _writes)."""
     preds = [set() for _ in instrs]
     writers: dict = {}            # unit -> indices of earlier instructions writing it
     readers: dict = {}            # unit -> indices of earlier instructions reading it
     memory, stores, fences, prologue = [], [], [], []
     for j, later in enumerate(instrs):
-        r_j, w_j = _reads(later), _writes(later)
+        r_j, w_j = reads[j], writes[j]
         mine = preds[j]
         for u in r_j:
             mine.update(writers.get(u, ()))
@@ -107,27 +110,35 @@ def _order_operands(instr, definition_index) -> None:
 
 
 def order_block(instrs: list) -> list:
-    preds = _dependences(instrs)
+    reads, writes = [_reads(i) for i in instrs], [_writes(i) for i in instrs]
+    preds = _dependences(instrs, reads, writes)
     succs = [set() for _ in instrs]
     for j, ps in enumerate(preds):
         for i in ps:
             succs[i].add(j)
     height = [0] * len(instrs)
     for i in reversed(range(len(instrs))):
-        height[i] = max((_latency(instrs[i]) + height[j] for j in succs[i]), default=0)
+        if succs[i]:
+            height[i] = _latency(instrs[i]) + max(height[j] for j in succs[i])
     first_reader = [min(succs[i], default=len(instrs)) for i in range(len(instrs))]
-    pressure = _Pressure(instrs)
+    pressure = _Pressure(reads, writes)
     # Ready: every predecessor scheduled (counted down as they are; the keys below
-    # end in the index, so the pick does not depend on the order of `ready`).
+    # end in the index, so the pick does not depend on the order of `ready`).  The
+    # usual key never changes, so a heap holds the ready ones by it (entries scheduled
+    # by the pressure key are dropped when they surface).
     waiting = [len(ps) for ps in preds]
     ready = {i for i in range(len(instrs)) if not waiting[i]}
+    heap = [(-height[i], first_reader[i], i) for i in ready]
+    heapq.heapify(heap)
     order = []
     while len(order) < len(instrs):
         if pressure.current > PRESSURE_LIMIT:
             # too many values in flight: prefer what frees registers over what adds them
             best = min(ready, key=lambda i: (pressure.delta(i), -height[i], first_reader[i], i))
         else:
-            best = min(ready, key=lambda i: (-height[i], first_reader[i], i))
+            while heap[0][2] not in ready:
+                heapq.heappop(heap)
+            best = heapq.heappop(heap)[2]
         ready.discard(best)
         order.append(best)
         pressure.schedule(best)
@@ -135,6 +146,7 @@ def order_block(instrs: list) -> list:
             waiting[j] -= 1
             if not waiting[j]:
                 ready.add(j)
+                heapq.heappush(heap, (-height[j], first_reader[j], j))
     return [instrs[i] for i in order]
 
 
@@ -149,10 +161,9 @@ class _Pressure:
     current point: each value counts from its definition to its last reader in the
     block (values read only in other blocks are not counted)."""
 
-    def __init__(self, instrs):
-        self.instrs = instrs
-        self.reads = [_reads(i) for i in instrs]
-        self.writes = [_writes(i) for i in instrs]
+    def __init__(self, reads: list, writes: list):
+        self.reads = reads
+        self.writes = writes
         self.remaining: dict = {}
         for units_read in self.reads:
             for u in units_read:
