@@ -683,9 +683,12 @@ def source_regs(sched: Schedule, k: int) -> dict[int, Reg]:
     """Reuse-cache slot -> the general register an instruction reads there."""
     slot = sched.slots[k]
     out = {}
+    cache_slots = None
     for index, operand in enumerate(slot.instr.srcs):
         if isinstance(operand, Reg) and operand.file == "R" and not operand.is_zero:
-            cache_slot = sched.table.reuse_slot(slot.instr, index)
+            if cache_slots is None:
+                cache_slots = sched.table.reuse_slots(slot.instr)
+            cache_slot = cache_slots[index] if index < len(cache_slots) else None
             if cache_slot is not None:
                 out[cache_slot] = operand
     return out
@@ -702,23 +705,32 @@ def assign_reuse(sched: Schedule) -> None:
     register of the same bank through that slot, no yield (which lets another warp
     evict the cache) and no write to the register in between.  Decoupled
     instructions neither set nor disturb the cache."""
-    slots = sched.slots
-    for n, i in enumerate(sched.real):
+    slots, real = sched.slots, sched.real
+    sources: dict = {}      # k -> source_regs(sched, k), asked again and again below
+
+    def regs_of(k: int) -> dict:
+        regs = sources.get(k)
+        if regs is None:
+            regs = sources[k] = source_regs(sched, k)
+        return regs
+
+    for n, i in enumerate(real):
         slot = slots[i]
         slot.instr.ctrl.reuse = 0
         if not slot.info["reuse"] or slot.instr.ctrl.yield_bit == 0:
             continue
         bits = 0
-        for cache_slot, reg in source_regs(sched, i).items():
+        for cache_slot, reg in regs_of(i).items():
             units = set(latency.reg_units(reg))
             if units & slot.write_units:
                 continue
-            for k in sched.real[n + 1:]:
+            for m in range(n + 1, len(real)):
+                k = real[m]
                 if not sched.falls_through(k - 1) or k in sched.targeted:
                     break
                 other = slots[k]
                 if other.info["reuse"]:
-                    regs = source_regs(sched, k)
+                    regs = regs_of(k)
                     if cache_slot in regs and bank(regs[cache_slot]) == bank(reg):
                         if regs[cache_slot].key() == reg.key() and regs[cache_slot].width == reg.width:
                             bits |= 1 << cache_slot

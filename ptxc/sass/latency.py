@@ -25,9 +25,9 @@ halves of its 64-bit addend).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from ptxc.sass.ir import CBank, Instr, Mem, Reg
 
@@ -63,8 +63,7 @@ def _address_units(operand) -> list[tuple[str, int]]:
     return units
 
 
-@dataclass(frozen=True)
-class Read:
+class Read(NamedTuple):
     role: str
     unit: tuple[str, int]
     src_index: int  # -1 for the guard
@@ -188,10 +187,15 @@ class LatencyTable:
         """Which reuse-cache slot (bit of the reuse flags) a source index uses: the
         instruction table's `reuse` of the operand where the table knows the form
         (FADD's second source is slot c), else the learned slot map."""
+        slots = self.reuse_slots(instr)
+        return slots[src_index] if src_index < len(slots) else None
+
+    def reuse_slots(self, instr: Instr) -> list:
+        """reuse_slot for every source index at once (a shorter list: None beyond)."""
         slots = _table_reuse_slots(instr, self.arch)
         if slots is None:
             slots = self.slot_map.get(instr.op, self.slot_map["*"])
-        return slots[src_index] if src_index < len(slots) else None
+        return slots
 
 
 _REUSE_CACHE: dict = {}
