@@ -113,7 +113,7 @@ def fold_instr(instr: Instr, constants: dict, arch: str = "sm_89") -> None:
     """Fold constants into `instr` slot by slot, constant-bank values first."""
     options = []
     for slot, src in enumerate(instr.srcs):
-        if isinstance(src, Reg):
+        if isinstance(src, Reg) and (src.file, src.num, src.virtual) in constants:   # (its first unit)
             for value in candidates(src, constants):
                 if src.neg and isinstance(value, Imm) and value.bits == 0 and len(instr.dsts) > 1:
                     # `-R` with R = 0 is not the immediate 0 where a carry is written:

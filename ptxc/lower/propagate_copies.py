@@ -28,7 +28,7 @@ def propagate_copies(func) -> None:
     if not any(_is_copy(i) for i in func.instrs()):
         return                     # no copy: skip building the maps
     defs = unit_defs(func)
-    spans = _value_spans(func)
+    spans = None               # _value_spans, once a copy qualifies
     rename: dict = {}          # unit -> unit it becomes
     removed = set()
     for instr in func.instrs():
@@ -37,6 +37,8 @@ def propagate_copies(func) -> None:
         d, s = instr.dsts[0], _resolve(instr.srcs[0], rename)
         if s.key() == d.key() or len(defs.get(d.key(), [])) != 1 or len(defs.get(s.key(), [])) != 1:
             continue
+        if spans is None:
+            spans = _value_spans(func)
         d_wide, s_wide = spans.get(d.key(), 1) > 1, spans.get(s.key(), 1) > 1
         if d_wide and s_wide:
             continue

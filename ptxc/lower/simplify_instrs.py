@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..sass.ir import Imm, Instr, Reg, RZ, PT
+from ..sass.ir import Imm, Instr, Mem, Reg, RZ, PT
 from .assign_regs import map_regs
 from .propagate_copies import propagate_copies
 from .vregs import unit_defs
@@ -135,6 +135,9 @@ def _propagate_predicates(func) -> bool:
         return out
 
     def substitute(instr) -> None:
+        if not any(isinstance(op, Reg) and op.file == "P" and op.virtual and op.key() in copies
+                   for op in instr.srcs + [instr.pred]):
+            return                 # reads no copy: resolve() would leave every register as it is
         written = instr.dsts
         instr.dsts = []
         map_regs(instr, lambda r: resolve(r) if r.file == "P" and r.virtual else r)
@@ -185,14 +188,31 @@ def _propagate_predicates(func) -> bool:
     return True
 
 
-def _single_uses(func) -> tuple[dict, dict]:
-    """Unit -> its writers, unit -> its readers."""
-    from .assign_regs import read_regs
+def _single_uses(func, keys: set) -> tuple[dict, dict]:
+    """Unit -> its writers (every unit), unit -> its readers (the units of `keys` only:
+    an instruction that reads one twice is listed twice)."""
     writers, readers = unit_defs(func), {}
-    for instr in func.instrs():
-        for reg in read_regs(instr):
+
+    def read(reg) -> None:
+        if reg.virtual:     # the keys asked about are virtual units
             for k in range(reg.width):
-                readers.setdefault((reg.file, reg.num + k, reg.virtual), []).append(instr)
+                unit = (reg.file, reg.num + k, True)
+                if unit in keys:
+                    readers.setdefault(unit, []).append(instr)
+
+    for instr in func.instrs():
+        for op in instr.srcs:
+            if isinstance(op, Reg):
+                read(op)
+            elif isinstance(op, Mem):
+                if op.base is not None:
+                    read(op.base)
+                if op.ubase is not None:
+                    read(op.ubase)
+            elif isinstance(getattr(op, "index", None), Reg):
+                read(op.index)
+        if instr.pred is not None:
+            read(instr.pred)
     return writers, readers
 
 
@@ -200,9 +220,11 @@ def _test_bits(func) -> bool:
     """`LOP3 t = x & c` read only by `ISETP.EQ/NE p, t, 0` becomes the LOP3 writing the
     predicate itself (`LOP3.LUT P, RZ, x, c, RZ, 0xc0, !PT`: P = (x & c) != 0), as
     ptxas tests bits; an EQ test reads it with `!`."""
-    if not any(_bit_test_shape(i) for i in func.instrs()):
+    keys = {i.srcs[0].key() for i in func.instrs() if _bit_test_shape(i) and isinstance(i.srcs[0], Reg)
+            and i.srcs[0].virtual}
+    if not keys:
         return False               # nothing to rewrite: skip building the use maps
-    writers, readers = _single_uses(func)
+    writers, readers = _single_uses(func, keys)
     changed = False
     for block in func.blocks:
         for instr in block.instrs:
@@ -256,7 +278,9 @@ def _combine_compares(func) -> bool:
     takes that predicate as its combining input (ISETP.GT.XOR P0, PT, a, b, !P1)."""
     if not any(_combining_shape(i) for i in func.instrs()):
         return False               # nothing to rewrite: skip building the use maps
-    writers, readers = _single_uses(func)
+    keys = {op.key() for i in func.instrs() if i.op == "PLOP3"
+            for op in i.srcs[:2] if isinstance(op, Reg) and op.virtual}
+    writers, readers = _single_uses(func, keys)
     ops = {0xC0: "AND", 0xFC: "OR", 0x3C: "XOR"}
     changed = False
     for instr in func.instrs():
