@@ -244,7 +244,10 @@ def first_event(sched: Schedule, start: int, is_use, is_clobber, can_use: bool =
 
 def assign_scoreboards(sched: Schedule) -> None:
     """wbar/rbar on variable-latency producers, waits before the first instruction that
-    needs each, propagated over the CFG until nothing changes."""
+    needs each, propagated over the CFG until nothing changes.  A round reads the
+    entry states of branch targets; when it changed none after reading it (only
+    targets it had not reached yet), another round would compute the same again, and
+    the loop stops."""
     slots = sched.slots
     wbar: dict[int, int] = {}
     rbar: dict[int, int] = {}
@@ -252,16 +255,17 @@ def assign_scoreboards(sched: Schedule) -> None:
     entry: dict[int, dict[int, Pending]] = {}
     waits = {k: 0 for k in sched.real}
     for _ in range(4):
-        changed = False
+        changed = stale = False
+        read: set = set()           # targets whose entry state this round merged in
         state: dict[int, Pending] = {}
         for k in sched.real:
             if k in sched.targeted or k == sched.real[0]:
                 state = merge(state, entry.get(k, {}))
+                read.add(k)
             mask = 0
-            for sb, pend in list(state.items()):
-                hits = (slots[k].read_units | slots[k].write_units) if pend.kind == "w" \
-                    else slots[k].write_units
-                if pend.units & hits:
+            for sb, pend in state.items():
+                hits = slots[k].touched_units if pend.kind == "w" else slots[k].write_units
+                if not pend.units.isdisjoint(hits):
                     mask |= 1 << sb
             state = settle(state, mask)
             if slots[k].instr.op in CALL_BOUNDARY_STALL or slots[k].instr.op in TAKEN_EDGE_OPS:
@@ -287,9 +291,10 @@ def assign_scoreboards(sched: Schedule) -> None:
                 if not same(merged, entry.get(t, {})):
                     entry[t] = merged
                     changed = True
+                    stale |= t in read
             if not sched.falls_through(k):
                 state = {}
-        if not changed:
+        if not changed or not stale:
             break
     for k in sched.real:
         ctrl = slots[k].instr.ctrl
