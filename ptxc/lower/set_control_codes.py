@@ -471,14 +471,14 @@ def distance(sched: Schedule, i: int, k: int, between: Between) -> int:
     written = si.write_map
     if written and not killed.isdisjoint(written):
         written = {unit: key for unit, key in written.items() if unit not in killed}
-    if written:
+    if written and not sk.read_units.isdisjoint(written):
         for read in sk.reads:
             key = written.get(read.unit)
             if key is not None:
                 need = max(need, table.raw(key, sk.cls, read.role))
-    if sk.write_units & si.read_units:
+    if not sk.write_units.isdisjoint(si.read_units):
         need = max(need, table.war(si.cls, sk.cls))
-    if written and any(unit in written for unit in sk.write_units):
+    if written and not sk.write_units.isdisjoint(written):
         need = max(need, table.waw(si.cls, sk.cls))
     ctrl_i, ctrl_k = si.instr.ctrl, sk.instr.ctrl
     if ctrl_k.wait:
@@ -498,33 +498,41 @@ class MostNeeded:
 
     def __init__(self, sched: Schedule):
         self.table = sched.table
-        self.memo: dict = {}        # (producer signature, consumer signature) -> bound
-        self.memo_any: dict = {}    # consumer signature -> bound over every producer here
-        self.producer, self.consumer = [], []
+        self.shared = sched.table.bound_memo    # (producer, consumer signature) -> bound
+        producers: dict = {}        # signature -> its number here
+        consumers: dict = {}
+        self.pid, self.cid = [], []     # per instruction: its signatures' numbers
         for slot in sched.slots:
             ctrl = slot.instr.ctrl
             wait = slot.info.get("wait_after_set", 2) if ctrl.wbar != 7 or ctrl.rbar != 7 else 0
             keys = tuple(sorted(set(slot.write_map.values())))
-            self.producer.append((slot.cls, keys, bool(slot.read_units), ctrl.rbar != 7, wait))
+            producer = (slot.cls, keys, bool(slot.read_units), ctrl.rbar != 7, wait)
             roles = tuple(sorted({read.role for read in slot.reads}))
-            self.consumer.append((slot.cls, roles, bool(slot.write_units), bool(ctrl.wait)))
-        firsts: dict = {}
-        for i, producer in enumerate(self.producer):
-            firsts.setdefault(producer, i)
-        self.distinct = list(firsts.values())    # an instruction of each producer signature
+            consumer = (slot.cls, roles, bool(slot.write_units), bool(ctrl.wait))
+            self.pid.append(producers.setdefault(producer, len(producers)))
+            self.cid.append(consumers.setdefault(consumer, len(consumers)))
+        self.producers, self.consumers = list(producers), list(consumers)
+        self.grid = [[None] * len(consumers) for _ in producers]   # [pid][cid] -> bound
+        self.any = [None] * len(consumers)                          # [cid] -> over every pid
 
     def __call__(self, i: int, k: int) -> int:
-        key = (self.producer[i], self.consumer[k])
-        bound = self.memo.get(key)
+        return self.pair(self.pid[i], self.cid[k])
+
+    def pair(self, p: int, c: int) -> int:
+        bound = self.grid[p][c]
         if bound is None:
-            bound = self.memo[key] = self._bound(*key)
+            key = (self.producers[p], self.consumers[c])
+            bound = self.shared.get(key)
+            if bound is None:
+                bound = self.shared[key] = self._bound(*key)
+            self.grid[p][c] = bound
         return bound
 
     def any_producer(self, k: int) -> int:
-        consumer = self.consumer[k]
-        bound = self.memo_any.get(consumer)
+        c = self.cid[k]
+        bound = self.any[c]
         if bound is None:
-            bound = self.memo_any[consumer] = max(self(producer_i, k) for producer_i in self.distinct)
+            bound = self.any[c] = max(self.pair(p, c) for p in range(len(self.producers)))
         return bound
 
     def _bound(self, producer: tuple, consumer: tuple) -> int:
@@ -563,7 +571,7 @@ def assign_stalls(sched: Schedule) -> None:
     branches = {k for k in real if sched.targets(k)}
     min_stall = [slot.info.get("min_stall", 1) for slot in slots]
     most = sched.most = MostNeeded(sched)
-    bounds, producer = most.memo, most.producer
+    grid, pid, cid = most.grid, most.pid, most.cid
     time: dict[int, int] = {}
     for _ in range(5):      # until a forward branch sees its target's final offsets
         previous = dict(time)
@@ -582,13 +590,13 @@ def assign_stalls(sched: Schedule) -> None:
                     t = max(t, tp + rules["before_label_min_stall"])
                 # back along j's fallthrough chain (p = j - 1 first) while latencies last
                 between, filled = None, j       # `between` describes slots filled..j-1
-                consumer, most_j = most.consumer[j], most.any_producer(j)
+                c, most_j = cid[j], most.any_producer(j)
                 i = p
                 while i >= 0 and j - i <= WINDOW and falls[i]:
                     ti = time[i]
                     if tp - ti >= HORIZON or ti + most_j <= t:
                         break
-                    bound = bounds.get((producer[i], consumer))
+                    bound = grid[pid[i]][c]
                     if bound is None:
                         bound = most(i, j)
                     if ti + bound > t:

@@ -88,6 +88,7 @@ class LatencyTable:
         self._cache: dict[tuple, str] = {}
         self._raw_memo: dict[tuple, int] = {}
         self._issue_memo: dict[tuple, int] = {}
+        self.bound_memo: dict = {}     # bounds a scheduler derives from the table alone
 
     # classification: ordered rules, specific (with modifiers) before general
     def op_class(self, instr: Instr) -> str:
