@@ -31,6 +31,8 @@ ADDS = {add for add, _ in FUSED.values()}
 
 
 def fuse_ffma(func) -> None:
+    if not any(i.op in FUSED and CONTRACT in i.comment for i in func.instrs()):
+        return                     # no contractible multiply: nothing to fuse
     readers = _reader_counts(func)
     for block in func.blocks:
         products = {}   # unit key of a marked multiply's result -> (index, instr)
@@ -61,6 +63,8 @@ def _reader_counts(func) -> dict:
 
 def _forget_clobbered(products: dict, instr: Instr, block) -> None:
     """A product whose sources this instruction rewrites can no longer move down to its add."""
+    if not products:
+        return
     written = {u for d in instr.dsts if isinstance(d, Reg) for u in units(d)}
     if not written:
         return

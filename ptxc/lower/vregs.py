@@ -4,6 +4,7 @@ a width-2 register whose high half is number+1 (allocated as an aligned pair).""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import chain
 
 from ..sass.ir import CBank, Mem, Reg, ZERO_REG
 
@@ -17,6 +18,23 @@ def regs_in(operand) -> list[Reg]:
     if isinstance(operand, CBank) and isinstance(operand.index, Reg):    # c[0x3][R10]
         return [] if operand.index.is_zero else [operand.index]
     return []
+
+
+def reg_operands(instr):
+    """Every register operand of an instruction that assign_regs.map_regs maps:
+    destinations, sources, their address bases and constant-bank indices, the guard."""
+    for op in chain(instr.dsts, instr.srcs):
+        if isinstance(op, Reg):
+            yield op
+        elif isinstance(op, Mem):
+            if op.base is not None:
+                yield op.base
+            if op.ubase is not None:
+                yield op.ubase
+        elif isinstance(getattr(op, "index", None), Reg):
+            yield op.index
+    if instr.pred is not None:
+        yield instr.pred
 
 
 def half(reg: Reg, which: int) -> Reg:
@@ -152,6 +170,22 @@ def unit_defs(func) -> dict:
                         else:
                             entry.append(instr)
     return table
+
+
+def write_counts(func, keys: set) -> dict:
+    """For the virtual units of `keys`: how many instructions write each, as
+    len(unit_defs(func)[unit]) counts them (units never written are left out)."""
+    counts: dict = {}
+    get = counts.get
+    for block in func.blocks:
+        for instr in block.instrs:
+            for op in instr.dsts:
+                if isinstance(op, Reg) and op.virtual:
+                    for k in range(op.width):
+                        unit = (op.file, op.num + k, True)
+                        if unit in keys:
+                            counts[unit] = get(unit, 0) + 1
+    return counts
 
 
 def read_units(func) -> set:
