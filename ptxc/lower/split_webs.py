@@ -59,7 +59,7 @@ def split_webs(func) -> None:
     for i, b in enumerate(block_of):
         starts.setdefault(b, i)
     for b, start in starts.items():
-        current = {u: set(ds) for u, ds in reach_in[b].items()}
+        current = dict(reach_in[b])   # (its sets are replaced below, never changed in place)
         i = start
         while i < len(instrs) and block_of[i] == b:
             instr = instrs[i]
@@ -93,7 +93,8 @@ def split_webs(func) -> None:
             rename[root] = func.new_vreg(unit[0]).num
     if not rename:
         return
-    for i, instr in enumerate(instrs):
+    for i in sorted(set(defs_at) | {i for i, _unit in uses_web}):    # the others have nothing to rename
+        instr = instrs[i]
         def_units = {u: rename.get(find((i, u))) for u in defs_at.get(i, ())}
         use_units = {}
         for reg in reads[i]:
