@@ -24,11 +24,12 @@ Guarantees: same values; no instruction more.
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import chain
 
 from ..sass.ir import Imm, Instr, Mem, Reg, RZ, PT
 from .assign_regs import map_regs
 from .propagate_copies import propagate_copies
-from .vregs import unit_defs
+from .vregs import write_counts
 
 
 ROUNDS = 4
@@ -122,7 +123,10 @@ def _propagate_predicates(func) -> bool:
     use the source with its `!` adjusted.  Constant results become PT / !PT."""
     if not any(i.op == "PLOP3" or _equal_high_words(i) is not None for i in func.instrs()):
         return False               # no copy to find: skip building the def map
-    defs = unit_defs(func)
+    # Writers are counted for what the loop asks about: virtual registers of the
+    # compares and PLOP3s (a copy's source is one of theirs, substituted or not).
+    defs = write_counts(func, {r.key() for i in func.instrs() if i.op in ("PLOP3", "ISETP")
+                               for r in chain(i.dsts, i.srcs) if isinstance(r, Reg) and r.virtual})
     copies = {}
 
     def resolve(reg: Reg) -> Reg:
@@ -147,14 +151,14 @@ def _propagate_predicates(func) -> bool:
         if copies:
             substitute(instr)      # copies found so far (defs come before uses in layout, mostly)
         low = _equal_high_words(instr)
-        if low is not None and instr.dsts[0].virtual and len(defs.get(instr.dsts[0].key(), [])) == 1 \
-                and (not low.virtual or len(defs.get(low.key(), [])) == 1):
+        if low is not None and instr.dsts[0].virtual and defs.get(instr.dsts[0].key(), 0) == 1 \
+                and (not low.virtual or defs.get(low.key(), 0) == 1):
             copies[instr.dsts[0].key()] = low
             continue
         if instr.op != "PLOP3" or instr.pred is not None or len(instr.srcs) != 5:
             continue
         d = instr.dsts[0]
-        if not d.virtual or len(defs.get(d.key(), [])) != 1 or not _is_pt(instr.dsts[1]):
+        if not d.virtual or defs.get(d.key(), 0) != 1 or not _is_pt(instr.dsts[1]):
             continue
         table = instr.srcs[3].bits
         masks = [0xF0, 0xCC, 0xAA]
@@ -169,7 +173,7 @@ def _propagate_predicates(func) -> bool:
             continue
         if len(live) == 1:
             k, op = live[0]
-            if not op.virtual or len(defs.get(op.key(), [])) != 1:
+            if not op.virtual or defs.get(op.key(), 0) != 1:
                 continue
             if table == masks[k]:
                 copies[d.key()] = op
@@ -188,10 +192,11 @@ def _propagate_predicates(func) -> bool:
     return True
 
 
-def _single_uses(func, keys: set) -> tuple[dict, dict]:
-    """Unit -> its writers (every unit), unit -> its readers (the units of `keys` only:
-    an instruction that reads one twice is listed twice)."""
-    writers, readers = unit_defs(func), {}
+def _single_uses(func, keys: set, writer_keys: set) -> tuple[dict, dict]:
+    """Unit -> its writers (as unit_defs lists them), unit -> its readers (an
+    instruction that reads one twice is listed twice), for the virtual units asked
+    about: `writer_keys` and `keys`."""
+    writers, readers = {}, {}
 
     def read(reg) -> None:
         if reg.virtual:     # the keys asked about are virtual units
@@ -201,6 +206,12 @@ def _single_uses(func, keys: set) -> tuple[dict, dict]:
                     readers.setdefault(unit, []).append(instr)
 
     for instr in func.instrs():
+        for op in instr.dsts:
+            if isinstance(op, Reg) and op.virtual:
+                for k in range(op.width):
+                    unit = (op.file, op.num + k, True)
+                    if unit in writer_keys:
+                        writers.setdefault(unit, []).append(instr)
         for op in instr.srcs:
             if isinstance(op, Reg):
                 read(op)
@@ -224,7 +235,8 @@ def _test_bits(func) -> bool:
             and i.srcs[0].virtual}
     if not keys:
         return False               # nothing to rewrite: skip building the use maps
-    writers, readers = _single_uses(func, keys)
+    results = {i.dsts[0].key() for i in func.instrs() if _bit_test_shape(i) and i.dsts[0].virtual}
+    writers, readers = _single_uses(func, keys, keys | results)
     changed = False
     for block in func.blocks:
         for instr in block.instrs:
@@ -280,7 +292,9 @@ def _combine_compares(func) -> bool:
         return False               # nothing to rewrite: skip building the use maps
     keys = {op.key() for i in func.instrs() if i.op == "PLOP3"
             for op in i.srcs[:2] if isinstance(op, Reg) and op.virtual}
-    writers, readers = _single_uses(func, keys)
+    compared = {op.key() for i in func.instrs() if i.op in ("ISETP", "FSETP")
+                for op in i.srcs[:2] if isinstance(op, Reg) and op.virtual}
+    writers, readers = _single_uses(func, keys, keys | compared)
     ops = {0xC0: "AND", 0xFC: "OR", 0x3C: "XOR"}
     changed = False
     for instr in func.instrs():

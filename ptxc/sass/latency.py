@@ -116,11 +116,15 @@ class LatencyTable:
         if instr.pred is not None:
             out += [Read("guard", u, -1) for u in reg_units(instr.pred)]
         for index, operand in enumerate(instr.srcs):
-            for unit in _address_units(operand):
-                out.append(Read("addr", unit, index))
-            if isinstance(operand, Reg):
+            if not isinstance(operand, Reg):
+                if isinstance(operand, (Mem, CBank)):
+                    for unit in _address_units(operand):
+                        out.append(Read("addr", unit, index))
+                continue
+            units = reg_units(operand)
+            if units:
                 role = roles.get(str(index)) or roles.get("*")
-                for k, unit in enumerate(reg_units(operand)):
+                for k, unit in enumerate(units):
                     unit_role = role[min(k, len(role) - 1)] if isinstance(role, list) else role
                     if unit[0] != "R" and unit_role in ("data", "ab", "cl", "ch"):
                         unit_role = None  # predicates and uniform registers keep their own role
