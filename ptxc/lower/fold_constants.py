@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..sass.ir import CBank, Imm, Instr, Reg, RZ
-from .vregs import encodable, read_units, unit_defs
+from .vregs import encodable, read_units, write_counts
 
 COMMUTATIVE = {"IADD3": (0, 1), "IMAD": (0, 1), "FADD": (0, 1), "FMUL": (0, 1), "FFMA": (0, 1),
                "DADD": (0, 1), "DMUL": (0, 1), "DFMA": (0, 1), "IMNMX": (0, 1), "VIMNMX": (0, 1), "FMNMX": (0, 1)}
@@ -47,13 +47,15 @@ def fold_constants(func) -> None:
 
 def constant_units(func) -> dict:
     """Virtual 32-bit unit -> the constant an unguarded MOV, its only writer, gives it."""
-    definitions = unit_defs(func)
+    moves = [instr for instr in func.instrs() if instr.op == "MOV" and instr.pred is None and instr.dsts
+             and instr.dsts[0].width == 1 and instr.dsts[0].virtual]
+    if not moves:
+        return {}
+    writes = write_counts(func, {instr.dsts[0].key() for instr in moves})
     constants = {}
-    for instr in func.instrs():
-        if instr.op != "MOV" or instr.pred is not None or not instr.dsts:
-            continue
+    for instr in moves:
         dst, src = instr.dsts[0], instr.srcs[0]
-        if dst.width != 1 or not dst.virtual or len(definitions.get(dst.key(), [])) != 1:
+        if writes.get(dst.key(), 0) != 1:
             continue
         if isinstance(src, (CBank, Imm)) and getattr(src, "index", None) is None:
             constants[dst.key()] = src if not isinstance(src, Imm) else Imm(src.bits, "int")
@@ -113,7 +115,7 @@ def fold_instr(instr: Instr, constants: dict, arch: str = "sm_89") -> None:
     """Fold constants into `instr` slot by slot, constant-bank values first."""
     options = []
     for slot, src in enumerate(instr.srcs):
-        if isinstance(src, Reg):
+        if isinstance(src, Reg) and (src.file, src.num, src.virtual) in constants:   # (its first unit)
             for value in candidates(src, constants):
                 if src.neg and isinstance(value, Imm) and value.bits == 0 and len(instr.dsts) > 1:
                     # `-R` with R = 0 is not the immediate 0 where a carry is written:

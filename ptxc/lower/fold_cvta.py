@@ -23,9 +23,12 @@ def fold_cvta(func) -> None:
                 continue
             kept.append(instr)
         block.instrs = kept
+    if not mapping:
+        return
+    resolved = _resolved(mapping)
     for block in func.blocks:
         for instr in block.instrs:
-            instr.srcs = [substitute(op, _resolved(mapping)) for op in instr.srcs]
+            instr.srcs = [substitute(op, resolved) for op in instr.srcs]
 
 
 def _resolved(mapping: dict) -> dict:

@@ -31,9 +31,11 @@ ADDS = {add for add, _ in FUSED.values()}
 
 
 def fuse_ffma(func) -> None:
+    if not any(i.op in FUSED and CONTRACT in i.comment for i in func.instrs()):
+        return                     # no contractible multiply: nothing to fuse
     readers = _reader_counts(func)
     for block in func.blocks:
-        products = {}   # unit key of a marked multiply's result -> (index, instr)
+        products = {}   # unit key of a marked multiply's result -> (index, instr, units it reads)
         removed = set()
         for index, instr in enumerate(block.instrs):
             if instr.op in ADDS and CONTRACT in instr.comment:
@@ -45,7 +47,8 @@ def fuse_ffma(func) -> None:
             _forget_clobbered(products, instr, block)
             if instr.op in FUSED and CONTRACT in instr.comment and len(instr.dsts) == 1 and not any(
                     isinstance(op, Reg) and op.key() == instr.dsts[0].key() for op in instr.srcs):
-                products[instr.dsts[0].key()] = (index, instr)
+                products[instr.dsts[0].key()] = (index, instr,
+                                                 {u for op in instr.srcs for r in regs_in(op) for u in units(r)})
         block.instrs = [i for k, i in enumerate(block.instrs) if k not in removed]
 
 
@@ -61,11 +64,13 @@ def _reader_counts(func) -> dict:
 
 def _forget_clobbered(products: dict, instr: Instr, block) -> None:
     """A product whose sources this instruction rewrites can no longer move down to its add."""
+    if not products:
+        return
     written = {u for d in instr.dsts if isinstance(d, Reg) for u in units(d)}
     if not written:
         return
-    for key, (_, mul) in list(products.items()):
-        if any(u in written for op in mul.srcs for r in regs_in(op) for u in units(r)):
+    for key, (_, _mul, read) in list(products.items()):
+        if not read.isdisjoint(written):
             del products[key]
 
 
@@ -74,7 +79,7 @@ def _try_fuse(block, index: int, add: Instr, products: dict, readers: dict, remo
         src = add.srcs[slot]
         if not isinstance(src, Reg) or src.abs or src.key() not in products or src.width != add.dsts[0].width:
             continue
-        mul_index, mul = products[src.key()]
+        mul_index, mul, _read = products[src.key()]
         if FUSED[mul.op][0] != add.op or readers.get(src.key(), 0) != 1 or mul.pred != add.pred:
             continue
         if ("FTZ" in mul.mods) != ("FTZ" in add.mods) or set(add.mods) - {"FTZ"} or set(mul.mods) - {"FTZ"}:

@@ -23,10 +23,13 @@ def _is_product(instr) -> bool:
 
 
 def fuse_imad_wide(func) -> None:
+    candidates = [instr for instr in func.instrs() if _is_product(instr)]
+    if not candidates:
+        return                     # no product to fuse (nor to remove)
     definitions = defs(func)
     products = {}
-    for instr in func.instrs():
-        if _is_product(instr) and len(definitions.get(instr.dsts[0].key(), [])) == 1:
+    for instr in candidates:
+        if len(definitions.get(instr.dsts[0].key(), [])) == 1:
             products[instr.dsts[0].key()] = instr
     for block in func.blocks:
         for index, instr in enumerate(block.instrs):

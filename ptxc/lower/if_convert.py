@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..sass.ir import Instr, Reg, Target
-from .assign_regs import successors
+from .assign_regs import BRANCHES, STOPS, _has_condition, is_guarded
 
 TRIANGLE_LIMIT = 8
 DIAMOND_ARM_LIMIT = 5
@@ -33,19 +33,65 @@ UNPREDICABLE = frozenset("""BRA EXIT RET CALL BSSY BSYNC BREAK BAR WARPSYNC SHFL
 
 
 def if_convert(func) -> None:
-    while _convert_one(func):
+    facts = _BlockFacts()
+    while _convert_one(func, facts):
         pass
     _merge_blocks(func)
 
 
-def _convert_one(func) -> bool:
-    succs = successors(func)
+class _BlockFacts:
+    """What the CFG of a block depends on, read from its instructions once: the labels
+    its branches name (as assign_regs.successors reads them), whether it falls through,
+    and every Target label of its instructions.  Kept per instruction list: a block
+    _convert_one changes gets a new list (and no list is changed in place meanwhile)."""
+
+    def __init__(self):
+        self.memo: dict = {}
+
+    def of(self, block) -> tuple:
+        entry = self.memo.get(id(block.instrs))
+        if entry is None or entry[0] is not block.instrs:
+            branch_labels, falls, targets = [], True, set()
+            for instr in block.instrs:
+                if instr.op in BRANCHES:
+                    branch_labels += [op.label for op in instr.srcs if getattr(op, "label", None) is not None]
+                if instr.op in STOPS and not is_guarded(instr) and not _has_condition(instr):
+                    falls = False
+                targets.update(op.label for op in instr.srcs if isinstance(op, Target))
+            entry = self.memo[id(block.instrs)] = (block.instrs, branch_labels, falls, targets)
+        return entry[1:]
+
+    def successors(self, func) -> list:
+        """assign_regs.successors(func), from the kept facts."""
+        index = {block.label: b for b, block in enumerate(func.blocks)}
+        succs = []
+        for b, block in enumerate(func.blocks):
+            branch_labels, falls, _ = self.of(block)
+            out = [index[label] for label in branch_labels if label in index]
+            if falls and b + 1 < len(func.blocks):
+                out.append(b + 1)
+            succs.append(sorted(set(out)))
+        return succs
+
+    def targets(self, func) -> set:
+        """_branch_targets(func), from the kept facts."""
+        out = set()
+        for block in func.blocks:
+            out |= self.of(block)[2]
+        return out
+
+
+def _convert_one(func, facts: _BlockFacts) -> bool:
+    succs = facts.successors(func)
     preds = _preds(succs)
+    first_index: dict = {}
+    for k, b in enumerate(func.blocks):
+        first_index.setdefault(b.label, k)
     for a, block in enumerate(func.blocks):
         branch = block.instrs[-1] if block.instrs else None
         if not _is_conditional_jump(branch):
             continue
-        t = _index(func, branch.srcs[0].label)
+        t = first_index.get(branch.srcs[0].label)
         f = a + 1
         if t is None or f >= len(func.blocks):
             continue
@@ -69,7 +115,7 @@ def _convert_one(func) -> bool:
         block.instrs = new
         for b in sorted(dead, reverse=True):
             func.blocks[b].instrs = []
-        _drop_empty_unreached(func)
+        _drop_empty_unreached(func, facts.targets(func))
         return True
     return False
 
@@ -159,9 +205,9 @@ def _preds(succs) -> list:
     return preds
 
 
-def _drop_empty_unreached(func) -> None:
-    """Remove emptied arm blocks nothing branches to any more."""
-    targets = {op.label for b in func.blocks for i in b.instrs for op in i.srcs if isinstance(op, Target)}
+def _drop_empty_unreached(func, targets: set) -> None:
+    """Remove emptied arm blocks nothing branches to any more (`targets`: the labels
+    the instructions name)."""
     func.blocks = [b for k, b in enumerate(func.blocks) if k == 0 or b.instrs or b.label in targets
                    or not _was_arm(b)]
 
@@ -171,28 +217,35 @@ def _was_arm(block) -> bool:
 
 
 def _merge_blocks(func) -> None:
-    """A block entered only by falling through from the one before joins it."""
-    changed = True
-    while changed:
-        changed = False
-        _drop_jumps_to_next(func)
-        targets = {op.label for b in func.blocks for i in b.instrs for op in i.srcs if isinstance(op, Target)}
-        for k in range(1, len(func.blocks)):
+    """A block entered only by falling through from the one before joins it.  Merging
+    moves instructions but changes no branch: the targets are found again only when
+    _drop_jumps_to_next removed a branch, and the search goes on from the merged
+    block (the pairs before it are as they were: not mergeable)."""
+    targets, k = None, 1
+    while True:
+        if _drop_jumps_to_next(func) or targets is None:
+            targets = _branch_targets(func)
+            k = 1
+        while k < len(func.blocks):
             prev, block = func.blocks[k - 1], func.blocks[k]
-            if block.label in targets:
-                continue
-            if prev.instrs and prev.instrs[-1].op in ("BRA", "EXIT", "RET"):
-                continue
-            if any(i.op in ("BRA", "EXIT", "RET") for i in prev.instrs):
-                continue
-            prev.instrs += block.instrs
-            del func.blocks[k]
-            changed = True
-            break
+            if block.label not in targets and not any(i.op in ("BRA", "EXIT", "RET") for i in prev.instrs):
+                break
+            k += 1
+        else:
+            return
+        prev.instrs += block.instrs
+        del func.blocks[k]
 
 
-def _drop_jumps_to_next(func) -> None:
+def _branch_targets(func) -> set:
+    return {op.label for b in func.blocks for i in b.instrs for op in i.srcs if isinstance(op, Target)}
+
+
+def _drop_jumps_to_next(func) -> bool:
+    dropped = False
     for k, block in enumerate(func.blocks[:-1]):
         if block.instrs and block.instrs[-1].op == "BRA" and block.instrs[-1].pred is None \
                 and len(block.instrs[-1].srcs) == 1 and block.instrs[-1].srcs[0].label == func.blocks[k + 1].label:
             block.instrs.pop()
+            dropped = True
+    return dropped

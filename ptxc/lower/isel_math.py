@@ -97,9 +97,11 @@ class _Units:
                 self.parent[other] = first
 
 
-def instantiate(s: Selector, name: str, inputs: list, output: Reg) -> None:
-    """Emit sequence `name` reading `inputs` (registers, 64-bit ones as pairs) into `output`."""
-    spec_inputs, spec_output, items = sequence(name, s.arch)
+@lru_cache(maxsize=None)
+def register_values(name: str, arch: str = "sm_89") -> tuple:
+    """The values sequence `name` keeps in registers, in the order instantiate gives
+    them virtual registers: (file, width, ((register number, offset in the value), ...))."""
+    spec_inputs, spec_output, items = sequence(name, arch)
     units = _Units()
     for item in items:
         if isinstance(item, Instr):
@@ -112,22 +114,35 @@ def instantiate(s: Selector, name: str, inputs: list, output: Reg) -> None:
     groups: dict = {}
     for unit in list(units.parent):
         groups.setdefault(units.find(unit), []).append(unit)
-    mapping = {}
+    out = []
     for members in groups.values():
         file = members[0][0]
         base = min(n for _, n in members)
         span = max(n for _, n in members) - base + 1
         width = 1 if span == 1 else 2 if span == 2 else 4
+        out.append((file, width, tuple((n, n - base) for _, n in members)))
+    return tuple(out)
+
+
+def instantiate(s: Selector, name: str, inputs: list, output: Reg) -> None:
+    """Emit sequence `name` reading `inputs` (registers, 64-bit ones as pairs) into `output`."""
+    spec_inputs, spec_output, items = sequence(name, s.arch)
+    mapping = {}
+    for file, width, offsets in register_values(name, s.arch):
         vreg = s.func.new_vreg(file, width)
-        for _, n in members:
-            mapping[(file, n)] = vreg.num + n - base
+        for n, offset in offsets:
+            mapping[(file, n)] = vreg.num + offset
+    renamed: dict = {}      # a sequence names the same registers again and again
 
     def rename(reg: Reg) -> Reg:
         if reg.is_zero:
             return reg
         if reg.file not in ("R", "P", "UR", "UP"):
             raise Unsupported(f"{name}: register file {reg.file} in a learned sequence")
-        return replace(reg, num=mapping[(reg.file, reg.num)], virtual=True)
+        out = renamed.get(reg)
+        if out is None:
+            out = renamed[reg] = replace(reg, num=mapping[(reg.file, reg.num)], virtual=True)
+        return out
 
     for index, word, num, width in spec_inputs:
         src = inputs[index]

@@ -25,6 +25,8 @@ Guarantees: each block holds the same instructions in a dependence-respecting or
 """
 from __future__ import annotations
 
+import heapq
+
 from ..sass.ir import Mem, Reg
 from .vregs import regs_in, units
 
@@ -67,17 +69,18 @@ def _writes(instr) -> set:
     return {u for op in instr.dsts if isinstance(op, Reg) and not op.is_zero for u in units(op)}
 
 
-def _dependences(instrs) -> list[set]:
+def _dependences(instrs, reads: list, writes: list) -> list[set]:
     """For each instruction, the earlier ones it must stay after: those whose registers
     it reads, writes or overwrites (or that read what it writes), memory accesses
     either side of a store, everything before a terminator, the prologue, fences.
-    Built from per-unit indexes, so a long block costs what its dependences cost."""
+    Built from per-unit indexes, so a long block costs what its dependences cost.
+    reads / writes: each instruction's units (_reads, _writes)."""
     preds = [set() for _ in instrs]
     writers: dict = {}            # unit -> indices of earlier instructions writing it
     readers: dict = {}            # unit -> indices of earlier instructions reading it
     memory, stores, fences, prologue = [], [], [], []
     for j, later in enumerate(instrs):
-        r_j, w_j = _reads(later), _writes(later)
+        r_j, w_j = reads[j], writes[j]
         mine = preds[j]
         for u in r_j:
             mine.update(writers.get(u, ()))
@@ -114,43 +117,52 @@ def _order_operands(instr, definition_index) -> None:
 
 
 def order_block(instrs: list) -> list:
-    preds = _dependences(instrs)
+    reads, writes = [_reads(i) for i in instrs], [_writes(i) for i in instrs]
+    preds = _dependences(instrs, reads, writes)
     succs = [set() for _ in instrs]
     for j, ps in enumerate(preds):
         for i in ps:
             succs[i].add(j)
     height = [0] * len(instrs)
     for i in reversed(range(len(instrs))):
-        height[i] = max((_latency(instrs[i]) + height[j] for j in succs[i]), default=0)
+        if succs[i]:
+            height[i] = _latency(instrs[i]) + max(height[j] for j in succs[i])
     first_reader = [min(succs[i], default=len(instrs)) for i in range(len(instrs))]
-    order = _list_schedule(instrs, preds, succs, height, first_reader)
+    graph = (reads, writes, preds, succs, height, first_reader)
+    order = _list_schedule(*graph)
     if len(order) > PRESSURE_LIMIT:
         # Hoisting by height can hold many more values than the source order did
         # (fe_int_types: sixteen results computed first, stored last: 35 units live
         # where the PTX order needs 23).  Then schedule again under a cap.
-        cap = _peak(instrs, range(len(instrs))) + PRESSURE_MARGIN
-        if _peak(instrs, order) > max(cap, PRESSURE_LIMIT):
-            order = _list_schedule(instrs, preds, succs, height, first_reader, cap)
+        cap = _peak(reads, writes, range(len(instrs))) + PRESSURE_MARGIN
+        if _peak(reads, writes, order) > max(cap, PRESSURE_LIMIT):
+            order = _list_schedule(*graph, cap=cap)
     return [instrs[i] for i in order]
 
 
-def _list_schedule(instrs, preds, succs, height, first_reader, cap: int | None = None) -> list[int]:
+def _list_schedule(reads, writes, preds, succs, height, first_reader, cap: int | None = None) -> list[int]:
     """The order picked by height (see the module docstring), preferring what frees
     registers once more than PRESSURE_LIMIT values are in flight.  With a cap
     instead: by height, but a pick that would take the estimated pressure above the
     cap gives way to the first instruction, in source order, that adds no register."""
-    pressure = _Pressure(instrs)
+    pressure = _Pressure(reads, writes)
     # Ready: every predecessor scheduled (counted down as they are; the keys below
-    # end in the index, so the pick does not depend on the order of `ready`).
+    # end in the index, so the pick does not depend on the order of `ready`).  The
+    # usual key never changes, so a heap holds the ready ones by it (entries scheduled
+    # by another key are dropped when they surface).
     waiting = [len(ps) for ps in preds]
-    ready = {i for i in range(len(instrs)) if not waiting[i]}
+    ready = {i for i in range(len(preds)) if not waiting[i]}
+    heap = [(-height[i], first_reader[i], i) for i in ready]
+    heapq.heapify(heap)
     order = []
-    while len(order) < len(instrs):
+    while len(order) < len(preds):
         if cap is None and pressure.current > PRESSURE_LIMIT:
             # too many values in flight: prefer what frees registers over what adds them
             best = min(ready, key=lambda i: (pressure.delta(i), -height[i], first_reader[i], i))
         else:
-            best = min(ready, key=lambda i: (-height[i], first_reader[i], i))
+            while heap[0][2] not in ready:
+                heapq.heappop(heap)
+            best = heap[0][2]
             if cap is not None and pressure.current + pressure.delta(best) > cap:
                 best = min(ready, key=lambda i: (pressure.delta(i) > 0, i))
         ready.discard(best)
@@ -160,12 +172,13 @@ def _list_schedule(instrs, preds, succs, height, first_reader, cap: int | None =
             waiting[j] -= 1
             if not waiting[j]:
                 ready.add(j)
+                heapq.heappush(heap, (-height[j], first_reader[j], j))
     return order
 
 
-def _peak(instrs, order) -> int:
+def _peak(reads, writes, order) -> int:
     """The most block values the _Pressure estimate holds at once along `order`."""
-    pressure = _Pressure(instrs)
+    pressure = _Pressure(reads, writes)
     peak = 0
     for i in order:
         pressure.schedule(i)
@@ -189,10 +202,9 @@ class _Pressure:
     current point: each value counts from its definition to its last reader in the
     block (values read only in other blocks are not counted)."""
 
-    def __init__(self, instrs):
-        self.instrs = instrs
-        self.reads = [_reads(i) for i in instrs]
-        self.writes = [_writes(i) for i in instrs]
+    def __init__(self, reads: list, writes: list):
+        self.reads = reads
+        self.writes = writes
         self.remaining: dict = {}
         for units_read in self.reads:
             for u in units_read:

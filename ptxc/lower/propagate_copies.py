@@ -21,22 +21,23 @@ from dataclasses import replace
 
 from ..sass.ir import Mem, Reg
 from .assign_regs import map_regs
-from .vregs import unit_defs
+from .vregs import reg_operands, write_counts
 
 
 def propagate_copies(func) -> None:
     if not any(_is_copy(i) for i in func.instrs()):
         return                     # no copy: skip building the maps
-    defs = unit_defs(func)
-    spans = _value_spans(func)
+    copies = [i for i in func.instrs() if _is_copy(i)]
+    defs = write_counts(func, {r.key() for i in copies for r in (i.dsts[0], i.srcs[0])})
+    spans = None               # _value_spans, once a copy qualifies
     rename: dict = {}          # unit -> unit it becomes
     removed = set()
-    for instr in func.instrs():
-        if not _is_copy(instr):
-            continue
+    for instr in copies:
         d, s = instr.dsts[0], _resolve(instr.srcs[0], rename)
-        if s.key() == d.key() or len(defs.get(d.key(), [])) != 1 or len(defs.get(s.key(), [])) != 1:
+        if s.key() == d.key() or defs.get(d.key(), 0) != 1 or defs.get(s.key(), 0) != 1:
             continue
+        if spans is None:
+            spans = _value_spans(func)
         d_wide, s_wide = spans.get(d.key(), 1) > 1, spans.get(s.key(), 1) > 1
         if d_wide and s_wide:
             continue
@@ -51,7 +52,8 @@ def propagate_copies(func) -> None:
     for block in func.blocks:
         block.instrs = [i for i in block.instrs if id(i) not in removed]
         for instr in block.instrs:
-            map_regs(instr, lambda r: _renamed(r, final))
+            if any(r.virtual and r.width == 1 and r.key() in final for r in reg_operands(instr)):
+                map_regs(instr, lambda r: _renamed(r, final))   # (elsewhere it would change nothing)
 
 
 def _is_copy(instr) -> bool:

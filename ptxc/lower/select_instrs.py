@@ -510,16 +510,27 @@ def _rules():
     return RULES
 
 
+_RULE_OF: dict = {}     # opcode -> the first rule of isel_rules.RULES matching it (or None)
+
+
+def rule_for(opcode: str):
+    """The first rule whose pattern matches `opcode` (looked up once per opcode)."""
+    try:
+        return _RULE_OF[opcode]
+    except KeyError:
+        rule = _RULE_OF[opcode] = next((r for r in _rules() if r.matches(opcode)), None)
+        return rule
+
+
 def select_instrs(ptx_func: ptx.Function, arch: str = "sm_89", filename: str = "<ptx>",
                   module_vars: ModuleVars | None = None) -> Function:
     selector = Selector(ptx_func, arch, module_vars)
-    rules = _rules()
     problems = []
     for item in ptx_func.body:
         if isinstance(item, ptx.Label):
             selector.start_block(item.name)
             continue
-        rule = next((r for r in rules if r.matches(item.opcode)), None)
+        rule = rule_for(item.opcode)
         selector.ptx_instr = item
         try:
             if rule is None:

@@ -68,7 +68,7 @@ class Schedule:
 
     def __init__(self, func: Function, table: latency.LatencyTable):
         self.table = table
-        self.edge_memo: dict = {}         # see edge_pairs
+        self.most = None                  # see MostNeeded
         self.in_flight_at: dict = {}      # CALL/RET index -> scoreboards pending there
         self.slots: list[Slot] = []
         self.block_start: dict[str, int] = {}
@@ -244,7 +244,10 @@ def first_event(sched: Schedule, start: int, is_use, is_clobber, can_use: bool =
 
 def assign_scoreboards(sched: Schedule) -> None:
     """wbar/rbar on variable-latency producers, waits before the first instruction that
-    needs each, propagated over the CFG until nothing changes."""
+    needs each, propagated over the CFG until nothing changes.  A round reads the
+    entry states of branch targets; when it changed none after reading it (only
+    targets it had not reached yet), another round would compute the same again, and
+    the loop stops."""
     slots = sched.slots
     wbar: dict[int, int] = {}
     rbar: dict[int, int] = {}
@@ -252,16 +255,17 @@ def assign_scoreboards(sched: Schedule) -> None:
     entry: dict[int, dict[int, Pending]] = {}
     waits = {k: 0 for k in sched.real}
     for _ in range(4):
-        changed = False
+        changed = stale = False
+        read: set = set()           # targets whose entry state this round merged in
         state: dict[int, Pending] = {}
         for k in sched.real:
             if k in sched.targeted or k == sched.real[0]:
                 state = merge(state, entry.get(k, {}))
+                read.add(k)
             mask = 0
-            for sb, pend in list(state.items()):
-                hits = (slots[k].read_units | slots[k].write_units) if pend.kind == "w" \
-                    else slots[k].write_units
-                if pend.units & hits:
+            for sb, pend in state.items():
+                hits = slots[k].touched_units if pend.kind == "w" else slots[k].write_units
+                if not pend.units.isdisjoint(hits):
                     mask |= 1 << sb
             state = settle(state, mask)
             if slots[k].instr.op in CALL_BOUNDARY_STALL or slots[k].instr.op in TAKEN_EDGE_OPS:
@@ -287,9 +291,10 @@ def assign_scoreboards(sched: Schedule) -> None:
                 if not same(merged, entry.get(t, {})):
                     entry[t] = merged
                     changed = True
+                    stale |= t in read
             if not sched.falls_through(k):
                 state = {}
-        if not changed:
+        if not changed or not stale:
             break
     for k in sched.real:
         ctrl = slots[k].instr.ctrl
@@ -450,11 +455,10 @@ class Between:
         self.scoreboards.add(ctrl.wbar)
         self.scoreboards.add(ctrl.rbar)
 
-    @classmethod
-    def of(cls, sched: Schedule, indices) -> "Between":
-        facts = cls()
-        for m in indices:
-            facts.add(sched.slots[m])
+    def copy(self) -> "Between":
+        facts = Between()
+        facts.killed = set(self.killed)
+        facts.scoreboards = set(self.scoreboards)
         return facts
 
 
@@ -467,14 +471,14 @@ def distance(sched: Schedule, i: int, k: int, between: Between) -> int:
     written = si.write_map
     if written and not killed.isdisjoint(written):
         written = {unit: key for unit, key in written.items() if unit not in killed}
-    if written:
+    if written and not sk.read_units.isdisjoint(written):
         for read in sk.reads:
             key = written.get(read.unit)
             if key is not None:
                 need = max(need, table.raw(key, sk.cls, read.role))
-    if sk.write_units & si.read_units:
+    if not sk.write_units.isdisjoint(si.read_units):
         need = max(need, table.war(si.cls, sk.cls))
-    if written and any(unit in written for unit in sk.write_units):
+    if written and not sk.write_units.isdisjoint(written):
         need = max(need, table.waw(si.cls, sk.cls))
     ctrl_i, ctrl_k = si.instr.ctrl, sk.instr.ctrl
     if ctrl_k.wait:
@@ -484,27 +488,66 @@ def distance(sched: Schedule, i: int, k: int, between: Between) -> int:
     return need
 
 
-class ChainDistances:
-    """distance(i, j) for the instructions i of j's fallthrough chain, nearest first,
-    computed as far as asked and kept: they depend on the control codes the scoreboard
-    pass set, not on the issue times assign_stalls iterates on."""
+class MostNeeded:
+    """Upper bounds on `distance(i, k)` from what i writes and reads and k's class,
+    operand roles and waits, but not which units meet: the walks of assign_stalls
+    skip the exact question where the bound cannot raise a time.  Each term of
+    `distance` is bounded by the same table entry with the unit tests left out.
+    `any_producer(k)` bounds it over every i: issue times never decrease along the
+    layout, so a walk back from k stops once that bound cannot matter."""
 
     def __init__(self, sched: Schedule):
-        self.sched = sched
-        self.known: dict[int, list] = {}
-        self.state: dict[int, tuple] = {}
+        self.table = sched.table
+        self.shared = sched.table.bound_memo    # (producer, consumer signature) -> bound
+        producers: dict = {}        # signature -> its number here
+        consumers: dict = {}
+        self.pid, self.cid = [], []     # per instruction: its signatures' numbers
+        for slot in sched.slots:
+            ctrl = slot.instr.ctrl
+            wait = slot.info.get("wait_after_set", 2) if ctrl.wbar != 7 or ctrl.rbar != 7 else 0
+            keys = tuple(sorted(set(slot.write_map.values())))
+            producer = (slot.cls, keys, bool(slot.read_units), ctrl.rbar != 7, wait)
+            roles = tuple(sorted({read.role for read in slot.reads}))
+            consumer = (slot.cls, roles, bool(slot.write_units), bool(ctrl.wait))
+            self.pid.append(producers.setdefault(producer, len(producers)))
+            self.cid.append(consumers.setdefault(consumer, len(consumers)))
+        self.producers, self.consumers = list(producers), list(consumers)
+        self.grid = [[None] * len(consumers) for _ in producers]   # [pid][cid] -> bound
+        self.any = [None] * len(consumers)                          # [cid] -> over every pid
 
-    def pairs(self, j: int):
-        known = self.known.setdefault(j, [])
-        yield from known
-        if j not in self.state:
-            self.state[j] = (iter(self.sched.chain(j)), Between())
-        chain, between = self.state[j]
-        for i in chain:
-            pair = (i, distance(self.sched, i, j, between))
-            between.add(self.sched.slots[i])
-            known.append(pair)
-            yield pair
+    def __call__(self, i: int, k: int) -> int:
+        return self.pair(self.pid[i], self.cid[k])
+
+    def pair(self, p: int, c: int) -> int:
+        bound = self.grid[p][c]
+        if bound is None:
+            key = (self.producers[p], self.consumers[c])
+            bound = self.shared.get(key)
+            if bound is None:
+                bound = self.shared[key] = self._bound(*key)
+            self.grid[p][c] = bound
+        return bound
+
+    def any_producer(self, k: int) -> int:
+        c = self.cid[k]
+        bound = self.any[c]
+        if bound is None:
+            bound = self.any[c] = max(self.pair(p, c) for p in range(len(self.producers)))
+        return bound
+
+    def _bound(self, producer: tuple, consumer: tuple) -> int:
+        table = self.table
+        cls_i, keys, reads, read_scoreboard, wait = producer
+        cls_k, roles, writes, waits = consumer
+        values = [table.issue(cls_i, cls_k, read_scoreboard)]
+        values += [table.raw(key, cls_k, role) for key in keys for role in roles]
+        if writes and reads:
+            values.append(table.war(cls_i, cls_k))
+        if writes and keys:
+            values.append(table.waw(cls_i, cls_k))
+        if waits:
+            values.append(wait)
+        return max(values)
 
 
 # Instructions whose stall field must stay small (none so far: a long stall is legal
@@ -516,86 +559,110 @@ ILLEGAL_YIELD_STALL = 12
 
 
 def assign_stalls(sched: Schedule) -> None:
-    slots, table, rules = sched.slots, sched.table, sched.table.rules_misc
+    """Issue times in layout order, repeated until they stop changing (at most 5
+    rounds): a branch's stall must cover its target block, whose offsets a forward
+    branch only knows from the round before.  A round reads the times of earlier
+    rounds only there (`taken_edge_needs` records those offsets): when every offset
+    it read equals what the round ended with, another round would compute the same
+    times, and the loop stops without running it."""
+    slots, rules = sched.slots, sched.table.rules_misc
     real = sched.real
+    falls, targeted = sched._falls, sched.targeted
+    branches = {k for k in real if sched.targets(k)}
+    min_stall = [slot.info.get("min_stall", 1) for slot in slots]
+    most = sched.most = MostNeeded(sched)
+    grid, pid, cid = most.grid, most.pid, most.cid
     time: dict[int, int] = {}
-    chains = ChainDistances(sched)
     for _ in range(5):      # until a forward branch sees its target's final offsets
         previous = dict(time)
+        offsets_read: list = []
         for n, j in enumerate(real):
             if n == 0:
                 time[j] = 0
                 continue
             p = real[n - 1]
-            t = time[p] + slots[p].info.get("min_stall", 1)
+            tp = time[p]
+            t = tp + min_stall[p]
             if n == 1:
-                t = max(t, time[p] + rules["entry_min_stall"])
-            if sched.falls_through(p):
-                if j in sched.targeted:
-                    t = max(t, time[p] + rules["before_label_min_stall"])
-                for i, need in chains.pairs(j):
-                    if time[p] - time[i] >= HORIZON:
+                t = max(t, tp + rules["entry_min_stall"])
+            if falls[p]:
+                if j in targeted:
+                    t = max(t, tp + rules["before_label_min_stall"])
+                # back along j's fallthrough chain (p = j - 1 first) while latencies last
+                between, filled = None, j       # `between` describes slots filled..j-1
+                c, most_j = cid[j], most.any_producer(j)
+                i = p
+                while i >= 0 and j - i <= WINDOW and falls[i]:
+                    ti = time[i]
+                    if tp - ti >= HORIZON or ti + most_j <= t:
                         break
-                    t = max(t, time[i] + need)
-            t = max(t, taken_edge_needs(sched, p, time, previous))
+                    bound = grid[pid[i]][c]
+                    if bound is None:
+                        bound = most(i, j)
+                    if ti + bound > t:
+                        if between is None:
+                            between = Between()
+                        while filled > i + 1:
+                            filled -= 1
+                            between.add(slots[filled])
+                        need = distance(sched, i, j, between)
+                        if ti + need > t:
+                            t = ti + need
+                    i -= 1
+            if p in branches:
+                t = max(t, taken_edge_needs(sched, p, time, previous, offsets_read))
             if slots[p].instr.op in SHORT_STALL_OPS and t - time[p] > SHORT_STALL_OPS[slots[p].instr.op]:
                 # nvdisasm rejects a BSSY with a long stall: issue it later instead
                 time[p] = t - SHORT_STALL_OPS[slots[p].instr.op]
             time[j] = t
-        if time == previous:
+        if time == previous or all(time[k] - time[start] == offset for start, k, offset in offsets_read):
             break
     for n, j in enumerate(real):
         ctrl = slots[j].instr.ctrl
         if n + 1 < len(real):
             stall = time[real[n + 1]] - time[j]
         else:
-            stall = max(slots[j].info.get("min_stall", 1),
-                        taken_edge_needs(sched, j, time, time) - time[j])
-        ctrl.stall = min(MAX_STALL, max(slots[j].info.get("min_stall", 1), stall))
+            stall = max(min_stall[j], taken_edge_needs(sched, j, time, time, []) - time[j])
+        ctrl.stall = min(MAX_STALL, max(min_stall[j], stall))
 
 
-def taken_edge_needs(sched: Schedule, br: int, time: dict, previous: dict) -> int:
+def taken_edge_needs(sched: Schedule, br: int, time: dict, previous: dict, offsets_read: list) -> int:
     """Earliest time the instruction after branch `br` may issue so that, when the
     branch is taken, its target block's first instructions still see every latency:
-    the branch's stall is paid on both paths."""
+    the branch's stall is paid on both paths.  Each (block start, instruction, offset)
+    it uses is appended to `offsets_read`."""
+    slots, most = sched.slots, sched.most
     need = 0
+    t_br = time[br]
     for target in sched.targets(br):
         start = sched.block_start[target]
         known = time if start <= br else previous
-        producers = sched.producers(br)
-        for k in range(start, min(len(sched.slots), start + WINDOW)):
-            if sched.slots[k].padding:
+        producers = sched.producers(br)     # the branch, then back along its chain
+        target_part = Between()             # slots start..k-1
+        for k in range(start, min(len(slots), start + WINDOW)):
+            if slots[k].padding:
                 break
             offset = (known[k] - known[start]) if (k in known and start in known) else k - start
+            offsets_read.append((start, k, offset))
             if offset >= HORIZON:
                 break
-            for i, d in edge_pairs(sched, br, start, k, producers):   # the branch, then back along its chain
-                if time[br] - time[i] >= HORIZON:
+            between, filled = None, br + 1  # then also slots filled..br
+            most_k = most.any_producer(k)
+            for i in producers:
+                ti = time[i]
+                if t_br - ti >= HORIZON or ti + most_k - offset <= need:
                     break
-                need = max(need, time[i] + d - offset)
+                if ti + most(i, k) - offset > need:
+                    if between is None:
+                        between = target_part.copy()
+                    while filled > i + 1:
+                        filled -= 1
+                        between.add(slots[filled])
+                    need = max(need, ti + distance(sched, i, k, between) - offset)
             if not sched.falls_through(k):
                 break
+            target_part.add(slots[k])
     return need
-
-
-def edge_pairs(sched: Schedule, br: int, start: int, k: int, producers: list):
-    """(i, distance(i, k)) for the producers of branch `br` (itself, then back along its
-    chain), where k is an instruction of the target block that begins at `start`:
-    computed as far as asked and kept on the schedule (they do not depend on issue
-    times, which assign_stalls iterates on)."""
-    key = (br, k)
-    memo = sched.edge_memo.get(key)
-    if memo is None:
-        memo = sched.edge_memo[key] = ([], Between.of(sched, range(start, k)))
-    known, between = memo
-    yield from known
-    for n in range(len(known), len(producers)):
-        i = producers[n]
-        if i != br:
-            between.add(sched.slots[i + 1])
-        pair = (i, distance(sched, i, k, between))
-        known.append(pair)
-        yield pair
 
 
 # --- yield and reuse ----------------------------------------------------------------
@@ -629,9 +696,12 @@ def source_regs(sched: Schedule, k: int) -> dict[int, Reg]:
     """Reuse-cache slot -> the general register an instruction reads there."""
     slot = sched.slots[k]
     out = {}
+    cache_slots = None
     for index, operand in enumerate(slot.instr.srcs):
         if isinstance(operand, Reg) and operand.file == "R" and not operand.is_zero:
-            cache_slot = sched.table.reuse_slot(slot.instr, index)
+            if cache_slots is None:
+                cache_slots = sched.table.reuse_slots(slot.instr)
+            cache_slot = cache_slots[index] if index < len(cache_slots) else None
             if cache_slot is not None:
                 out[cache_slot] = operand
     return out
@@ -648,23 +718,32 @@ def assign_reuse(sched: Schedule) -> None:
     register of the same bank through that slot, no yield (which lets another warp
     evict the cache) and no write to the register in between.  Decoupled
     instructions neither set nor disturb the cache."""
-    slots = sched.slots
-    for n, i in enumerate(sched.real):
+    slots, real = sched.slots, sched.real
+    sources: dict = {}      # k -> source_regs(sched, k), asked again and again below
+
+    def regs_of(k: int) -> dict:
+        regs = sources.get(k)
+        if regs is None:
+            regs = sources[k] = source_regs(sched, k)
+        return regs
+
+    for n, i in enumerate(real):
         slot = slots[i]
         slot.instr.ctrl.reuse = 0
         if not slot.info["reuse"] or slot.instr.ctrl.yield_bit == 0:
             continue
         bits = 0
-        for cache_slot, reg in source_regs(sched, i).items():
+        for cache_slot, reg in regs_of(i).items():
             units = set(latency.reg_units(reg))
             if units & slot.write_units:
                 continue
-            for k in sched.real[n + 1:]:
+            for m in range(n + 1, len(real)):
+                k = real[m]
                 if not sched.falls_through(k - 1) or k in sched.targeted:
                     break
                 other = slots[k]
                 if other.info["reuse"]:
-                    regs = source_regs(sched, k)
+                    regs = regs_of(k)
                     if cache_slot in regs and bank(regs[cache_slot]) == bank(reg):
                         if regs[cache_slot].key() == reg.key() and regs[cache_slot].width == reg.width:
                             bits |= 1 << cache_slot

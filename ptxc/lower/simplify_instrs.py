@@ -24,11 +24,12 @@ Guarantees: same values; no instruction more.
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import chain
 
-from ..sass.ir import Imm, Instr, Reg, RZ, PT
+from ..sass.ir import Imm, Instr, Mem, Reg, RZ, PT
 from .assign_regs import map_regs
 from .propagate_copies import propagate_copies
-from .vregs import unit_defs
+from .vregs import write_counts
 
 
 ROUNDS = 4
@@ -122,7 +123,10 @@ def _propagate_predicates(func) -> bool:
     use the source with its `!` adjusted.  Constant results become PT / !PT."""
     if not any(i.op == "PLOP3" or _equal_high_words(i) is not None for i in func.instrs()):
         return False               # no copy to find: skip building the def map
-    defs = unit_defs(func)
+    # Writers are counted for what the loop asks about: virtual registers of the
+    # compares and PLOP3s (a copy's source is one of theirs, substituted or not).
+    defs = write_counts(func, {r.key() for i in func.instrs() if i.op in ("PLOP3", "ISETP")
+                               for r in chain(i.dsts, i.srcs) if isinstance(r, Reg) and r.virtual})
     copies = {}
 
     def resolve(reg: Reg) -> Reg:
@@ -135,6 +139,9 @@ def _propagate_predicates(func) -> bool:
         return out
 
     def substitute(instr) -> None:
+        if not any(isinstance(op, Reg) and op.file == "P" and op.virtual and op.key() in copies
+                   for op in instr.srcs + [instr.pred]):
+            return                 # reads no copy: resolve() would leave every register as it is
         written = instr.dsts
         instr.dsts = []
         map_regs(instr, lambda r: resolve(r) if r.file == "P" and r.virtual else r)
@@ -144,14 +151,14 @@ def _propagate_predicates(func) -> bool:
         if copies:
             substitute(instr)      # copies found so far (defs come before uses in layout, mostly)
         low = _equal_high_words(instr)
-        if low is not None and instr.dsts[0].virtual and len(defs.get(instr.dsts[0].key(), [])) == 1 \
-                and (not low.virtual or len(defs.get(low.key(), [])) == 1):
+        if low is not None and instr.dsts[0].virtual and defs.get(instr.dsts[0].key(), 0) == 1 \
+                and (not low.virtual or defs.get(low.key(), 0) == 1):
             copies[instr.dsts[0].key()] = low
             continue
         if instr.op != "PLOP3" or instr.pred is not None or len(instr.srcs) != 5:
             continue
         d = instr.dsts[0]
-        if not d.virtual or len(defs.get(d.key(), [])) != 1 or not _is_pt(instr.dsts[1]):
+        if not d.virtual or defs.get(d.key(), 0) != 1 or not _is_pt(instr.dsts[1]):
             continue
         table = instr.srcs[3].bits
         masks = [0xF0, 0xCC, 0xAA]
@@ -166,7 +173,7 @@ def _propagate_predicates(func) -> bool:
             continue
         if len(live) == 1:
             k, op = live[0]
-            if not op.virtual or len(defs.get(op.key(), [])) != 1:
+            if not op.virtual or defs.get(op.key(), 0) != 1:
                 continue
             if table == masks[k]:
                 copies[d.key()] = op
@@ -185,14 +192,38 @@ def _propagate_predicates(func) -> bool:
     return True
 
 
-def _single_uses(func) -> tuple[dict, dict]:
-    """Unit -> its writers, unit -> its readers."""
-    from .assign_regs import read_regs
-    writers, readers = unit_defs(func), {}
-    for instr in func.instrs():
-        for reg in read_regs(instr):
+def _single_uses(func, keys: set, writer_keys: set) -> tuple[dict, dict]:
+    """Unit -> its writers (as unit_defs lists them), unit -> its readers (an
+    instruction that reads one twice is listed twice), for the virtual units asked
+    about: `writer_keys` and `keys`."""
+    writers, readers = {}, {}
+
+    def read(reg) -> None:
+        if reg.virtual:     # the keys asked about are virtual units
             for k in range(reg.width):
-                readers.setdefault((reg.file, reg.num + k, reg.virtual), []).append(instr)
+                unit = (reg.file, reg.num + k, True)
+                if unit in keys:
+                    readers.setdefault(unit, []).append(instr)
+
+    for instr in func.instrs():
+        for op in instr.dsts:
+            if isinstance(op, Reg) and op.virtual:
+                for k in range(op.width):
+                    unit = (op.file, op.num + k, True)
+                    if unit in writer_keys:
+                        writers.setdefault(unit, []).append(instr)
+        for op in instr.srcs:
+            if isinstance(op, Reg):
+                read(op)
+            elif isinstance(op, Mem):
+                if op.base is not None:
+                    read(op.base)
+                if op.ubase is not None:
+                    read(op.ubase)
+            elif isinstance(getattr(op, "index", None), Reg):
+                read(op.index)
+        if instr.pred is not None:
+            read(instr.pred)
     return writers, readers
 
 
@@ -200,9 +231,12 @@ def _test_bits(func) -> bool:
     """`LOP3 t = x & c` read only by `ISETP.EQ/NE p, t, 0` becomes the LOP3 writing the
     predicate itself (`LOP3.LUT P, RZ, x, c, RZ, 0xc0, !PT`: P = (x & c) != 0), as
     ptxas tests bits; an EQ test reads it with `!`."""
-    if not any(_bit_test_shape(i) for i in func.instrs()):
+    keys = {i.srcs[0].key() for i in func.instrs() if _bit_test_shape(i) and isinstance(i.srcs[0], Reg)
+            and i.srcs[0].virtual}
+    if not keys:
         return False               # nothing to rewrite: skip building the use maps
-    writers, readers = _single_uses(func)
+    results = {i.dsts[0].key() for i in func.instrs() if _bit_test_shape(i) and i.dsts[0].virtual}
+    writers, readers = _single_uses(func, keys, keys | results)
     changed = False
     for block in func.blocks:
         for instr in block.instrs:
@@ -256,7 +290,11 @@ def _combine_compares(func) -> bool:
     takes that predicate as its combining input (ISETP.GT.XOR P0, PT, a, b, !P1)."""
     if not any(_combining_shape(i) for i in func.instrs()):
         return False               # nothing to rewrite: skip building the use maps
-    writers, readers = _single_uses(func)
+    keys = {op.key() for i in func.instrs() if i.op == "PLOP3"
+            for op in i.srcs[:2] if isinstance(op, Reg) and op.virtual}
+    compared = {op.key() for i in func.instrs() if i.op in ("ISETP", "FSETP")
+                for op in i.srcs[:2] if isinstance(op, Reg) and op.virtual}
+    writers, readers = _single_uses(func, keys, keys | compared)
     ops = {0xC0: "AND", 0xFC: "OR", 0x3C: "XOR"}
     changed = False
     for instr in func.instrs():

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from ..sass.ir import Imm, Instr, Reg, RZ, PT
 from .assign_regs import build_code, read_regs, written_regs
+from .vregs import pressure_bound
 
 PREDICATES = 7
 
@@ -24,6 +25,8 @@ def spill_preds(func) -> None:
     values = {r.key() for i in func.instrs() for r in written_regs(i) if r.file == "P"}
     if len(values) <= PREDICATES:
         return          # seven predicate values at most: they always fit
+    if pressure_bound(func, "P") <= PREDICATES:
+        return          # they fit, by a bound that needs no liveness (_victim would find none)
     spilled = set()
     for _ in range(64):
         code = build_code(func, frozenset({"P"}))

@@ -21,6 +21,7 @@ from ..diagnostics import CompileError
 from ..sass.ir import Imm, Instr, Mem, Reg, RZ
 from .assign_regs import assign_regs, build_code, collect_values, read_regs, written_regs
 from .kernel_info import info_of
+from .vregs import pressure_bound
 
 MAX_ROUNDS = 64
 SIZE_MODS = {1: (), 2: ("64",), 4: ("128",)}
@@ -65,7 +66,7 @@ def _fits_easily(func, max_reg_count) -> bool:
         for reg in written_regs(instr) + read_regs(instr):
             if reg.virtual and reg.file == "R":
                 units.update(range(reg.num, reg.num + reg.width))
-    if len(units) + SLACK < budget:
+    if len(units) + SLACK < budget or pressure_bound(func, "R") + SLACK < budget:
         return True
     code = build_code(func, frozenset({"R"}))
     pressure = max((sum(1 for u in live if u[0] == "R") for live in code.live_out), default=0)

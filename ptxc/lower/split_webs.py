@@ -17,6 +17,7 @@ web of definitions and uses.
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import replace
 
 from ..sass.ir import Mem, Reg
@@ -58,7 +59,7 @@ def split_webs(func) -> None:
     for i, b in enumerate(block_of):
         starts.setdefault(b, i)
     for b, start in starts.items():
-        current = {u: set(ds) for u, ds in reach_in[b].items()}
+        current = dict(reach_in[b])   # (its sets are replaced below, never changed in place)
         i = start
         while i < len(instrs) and block_of[i] == b:
             instr = instrs[i]
@@ -92,7 +93,8 @@ def split_webs(func) -> None:
             rename[root] = func.new_vreg(unit[0]).num
     if not rename:
         return
-    for i, instr in enumerate(instrs):
+    for i in sorted(set(defs_at) | {i for i, _unit in uses_web}):    # the others have nothing to rename
+        instr = instrs[i]
         def_units = {u: rename.get(find((i, u))) for u in defs_at.get(i, ())}
         use_units = {}
         for reg in reads[i]:
@@ -133,25 +135,34 @@ def _reaching(func, instrs, block_of, defs_at) -> list:
             else:
                 gen[b][unit] = {(i, unit)}
                 killed[b].add(unit)
+    # A worklist to the (unique, least) fixpoint: a block is visited again only when
+    # what reaches its start grew.
     reach_in = [dict() for _ in range(n)]
-    changed = True
-    while changed:
-        changed = False
-        for b in range(n):
-            out = {}
-            for unit, sites in reach_in[b].items():
-                if unit not in killed[b]:
-                    out[unit] = set(sites)
-            for unit, sites in gen[b].items():
-                out[unit] = out.get(unit, set()) | sites if unit not in killed[b] or _guarded_only(sites, instrs) \
-                    else set(sites)
-            for s in succs[b]:
-                target = reach_in[s]
-                for unit, sites in out.items():
-                    have = target.setdefault(unit, set())
-                    if not sites <= have:
-                        have |= sites
-                        changed = True
+    work, queued = deque(range(n)), [True] * n
+    while work:
+        b = work.popleft()
+        queued[b] = False
+        out = {}
+        for unit, sites in reach_in[b].items():
+            if unit not in killed[b]:
+                out[unit] = sites
+        for unit, sites in gen[b].items():
+            out[unit] = out.get(unit, set()) | sites if unit not in killed[b] or _guarded_only(sites, instrs) \
+                else sites
+        for s in succs[b]:
+            target = reach_in[s]
+            grew = False
+            for unit, sites in out.items():
+                have = target.get(unit)
+                if have is None:
+                    target[unit] = set(sites)
+                    grew = True
+                elif not sites <= have:
+                    have |= sites
+                    grew = True
+            if grew and not queued[s]:
+                queued[s] = True
+                work.append(s)
     return reach_in
 
 

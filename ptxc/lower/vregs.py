@@ -4,6 +4,7 @@ a width-2 register whose high half is number+1 (allocated as an aligned pair).""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import chain
 
 from ..sass.ir import CBank, Mem, Reg, ZERO_REG
 
@@ -17,6 +18,23 @@ def regs_in(operand) -> list[Reg]:
     if isinstance(operand, CBank) and isinstance(operand.index, Reg):    # c[0x3][R10]
         return [] if operand.index.is_zero else [operand.index]
     return []
+
+
+def reg_operands(instr):
+    """Every register operand of an instruction that assign_regs.map_regs maps:
+    destinations, sources, their address bases and constant-bank indices, the guard."""
+    for op in chain(instr.dsts, instr.srcs):
+        if isinstance(op, Reg):
+            yield op
+        elif isinstance(op, Mem):
+            if op.base is not None:
+                yield op.base
+            if op.ubase is not None:
+                yield op.ubase
+        elif isinstance(getattr(op, "index", None), Reg):
+            yield op.index
+    if instr.pred is not None:
+        yield instr.pred
 
 
 def half(reg: Reg, which: int) -> Reg:
@@ -152,6 +170,68 @@ def unit_defs(func) -> dict:
                         else:
                             entry.append(instr)
     return table
+
+
+def write_counts(func, keys: set) -> dict:
+    """For the virtual units of `keys`: how many instructions write each, as
+    len(unit_defs(func)[unit]) counts them (units never written are left out)."""
+    counts: dict = {}
+    get = counts.get
+    for block in func.blocks:
+        for instr in block.instrs:
+            for op in instr.dsts:
+                if isinstance(op, Reg) and op.virtual:
+                    for k in range(op.width):
+                        unit = (op.file, op.num + k, True)
+                        if unit in keys:
+                            counts[unit] = get(unit, 0) + 1
+    return counts
+
+
+def pressure_bound(func, file: str) -> int:
+    """An upper bound on the units of register file `file` live after an instruction
+    together with the ones it writes (assign_regs.liveness), from one scan, with no
+    liveness: a unit whose every read and write is in one block, the first of them an
+    unguarded write that does not read it, is live only from that write to its last
+    read (no path reaches a read of it without passing the write first); every other
+    unit is counted as live everywhere."""
+    from .assign_regs import is_guarded, read_regs
+    block_of: dict = {}         # unit -> its one block (None: more than one)
+    span: dict = {}             # unit -> (first, last) instruction index, block-local units
+    spread: set = set()         # units counted as live everywhere
+    written_at = []
+    index = 0
+    for b, block in enumerate(func.blocks):
+        for instr in block.instrs:
+            reads = {u for r in read_regs(instr) if r.file == file for u in units(r)}
+            writes = {u for r in instr.dsts if isinstance(r, Reg) and r.file == file and not r.is_zero
+                      for u in units(r)}
+            written_at.append(len(writes))
+            for u in reads | writes:
+                if u in spread:
+                    continue
+                if u not in span:
+                    if u in reads or is_guarded(instr):
+                        spread.add(u)       # read first, or a write that may not happen
+                    else:
+                        span[u], block_of[u] = (index, index), b
+                elif block_of[u] != b:
+                    spread.add(u)
+                    del span[u]
+                else:
+                    span[u] = (span[u][0], index)
+            index += 1
+    if not written_at:
+        return 0
+    starts, ends = [0] * (index + 1), [0] * (index + 1)
+    for first, last in span.values():      # live after first .. last - 1
+        starts[first] += 1
+        ends[last] += 1
+    best, live = 0, len(spread)
+    for i in range(index):
+        live += starts[i] - ends[i]
+        best = max(best, live + written_at[i])
+    return best
 
 
 def read_units(func) -> set:

@@ -25,9 +25,9 @@ halves of its 64-bit addend).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from ptxc.sass.ir import CBank, Instr, Mem, Reg
 
@@ -63,8 +63,7 @@ def _address_units(operand) -> list[tuple[str, int]]:
     return units
 
 
-@dataclass(frozen=True)
-class Read:
+class Read(NamedTuple):
     role: str
     unit: tuple[str, int]
     src_index: int  # -1 for the guard
@@ -89,6 +88,7 @@ class LatencyTable:
         self._cache: dict[tuple, str] = {}
         self._raw_memo: dict[tuple, int] = {}
         self._issue_memo: dict[tuple, int] = {}
+        self.bound_memo: dict = {}     # bounds a scheduler derives from the table alone
 
     # classification: ordered rules, specific (with modifiers) before general
     def op_class(self, instr: Instr) -> str:
@@ -116,11 +116,15 @@ class LatencyTable:
         if instr.pred is not None:
             out += [Read("guard", u, -1) for u in reg_units(instr.pred)]
         for index, operand in enumerate(instr.srcs):
-            for unit in _address_units(operand):
-                out.append(Read("addr", unit, index))
-            if isinstance(operand, Reg):
+            if not isinstance(operand, Reg):
+                if isinstance(operand, (Mem, CBank)):
+                    for unit in _address_units(operand):
+                        out.append(Read("addr", unit, index))
+                continue
+            units = reg_units(operand)
+            if units:
                 role = roles.get(str(index)) or roles.get("*")
-                for k, unit in enumerate(reg_units(operand)):
+                for k, unit in enumerate(units):
                     unit_role = role[min(k, len(role) - 1)] if isinstance(role, list) else role
                     if unit[0] != "R" and unit_role in ("data", "ab", "cl", "ch"):
                         unit_role = None  # predicates and uniform registers keep their own role
@@ -188,10 +192,15 @@ class LatencyTable:
         """Which reuse-cache slot (bit of the reuse flags) a source index uses: the
         instruction table's `reuse` of the operand where the table knows the form
         (FADD's second source is slot c), else the learned slot map."""
+        slots = self.reuse_slots(instr)
+        return slots[src_index] if src_index < len(slots) else None
+
+    def reuse_slots(self, instr: Instr) -> list:
+        """reuse_slot for every source index at once (a shorter list: None beyond)."""
         slots = _table_reuse_slots(instr, self.arch)
         if slots is None:
             slots = self.slot_map.get(instr.op, self.slot_map["*"])
-        return slots[src_index] if src_index < len(slots) else None
+        return slots
 
 
 _REUSE_CACHE: dict = {}
