@@ -66,6 +66,56 @@ def dsrc(s: Selector, op) -> Reg:
     return wide(s, op, "f64")
 
 
+def dsign(s: Selector, op, absolute: bool = True) -> Reg:
+    """A source of DADD, DMUL, DFMA or DSETP: a register that `neg.f64` or `abs.f64`
+    made from another comes as that one with the operand's modifier (`DFMA R2, -R4,
+    R6, R8`), as ptxas reads it; the MOV and LOP3 of the negation are then dead
+    where nothing else reads it.  `absolute`: the slot takes |R| (DADD, DSETP; not
+    DMUL, DFMA).  Only where both registers have one definition in the function, so
+    the source still holds the value the negation read."""
+    folded = _sign_ops(s).get(op.name) if isinstance(op, ptx.Reg) else None
+    if folded is not None and (absolute or folded[0] == "neg"):
+        kind, source = folded
+        reg = dsrc(s, source)
+        return replace(reg, neg=not reg.neg) if kind == "neg" else replace(reg, abs=True, neg=False)
+    return dsrc(s, op)
+
+
+def _sign_ops(s: Selector) -> dict:
+    """PTX register -> ('neg' | 'abs', the register it negates), for the function's
+    single-definition `neg.f64` / `abs.f64` of single-definition registers."""
+    found = getattr(s, "_f64_sign_ops", None)
+    if found is None:
+        definitions: dict = {}
+        candidates = []
+        for instr in s.ptx_func.instrs():
+            for reg in _written(instr):
+                definitions[reg.name] = definitions.get(reg.name, 0) + 1
+            if instr.base in ("neg", "abs") and instr.has("f64") and isinstance(instr.operands[1], ptx.Reg):
+                candidates.append(instr)
+        found = {}
+        for instr in candidates:
+            d, a = instr.operands
+            if definitions.get(d.name) == 1 and definitions.get(a.name) == 1:
+                found[d.name] = (instr.base, a)
+        s._f64_sign_ops = found
+    return found
+
+
+def _written(instr: ptx.Instr) -> list:
+    """The registers a PTX instruction may write: those of its first operand (a
+    register, a vector `{%r1, %r2}` or a pair `%r1|%p1`); more than it writes, for
+    stores and branches name no register there."""
+    first = instr.operands[0] if instr.operands else None
+    if isinstance(first, ptx.Reg):
+        return [first]
+    if isinstance(first, ptx.Vector):
+        return [e for e in first.elems if isinstance(e, ptx.Reg)]
+    if isinstance(first, ptx.RegPair):
+        return [first.first, first.second]
+    return []
+
+
 # ---- f32 ------------------------------------------------------------------------------
 
 def contractible(i: ptx.Instr) -> str:
@@ -137,7 +187,7 @@ def setp_float(s: Selector, i: ptx.Instr):
     bool_op, combine = _bool_combine(s, i)
     t = type_of(i)
     if t == "f64":
-        s.emit("DSETP", (cmp, bool_op), [s.reg(d), TRUE], [dsrc(s, a), dsrc(s, b), combine])
+        s.emit("DSETP", (cmp, bool_op), [s.reg(d), TRUE], [dsign(s, a), dsign(s, b), combine])
         return
     if t == "f16":
         raise Unsupported("f16 comparison")
@@ -164,22 +214,23 @@ def _bool_combine(s: Selector, i: ptx.Instr):
 
 def add_f64(s: Selector, i: ptx.Instr):
     d, a, b = i.operands
-    s.emit("DADD", rounding(i), [s.reg(d)], [dsrc(s, a), dsrc(s, b)], comment=contractible(i))
+    s.emit("DADD", rounding(i), [s.reg(d)], [dsign(s, a), dsign(s, b)], comment=contractible(i))
 
 
 def sub_f64(s: Selector, i: ptx.Instr):
     d, a, b = i.operands
-    s.emit("DADD", rounding(i), [s.reg(d)], [dsrc(s, a), replace(dsrc(s, b), neg=True)], comment=contractible(i))
+    vb = dsign(s, b)
+    s.emit("DADD", rounding(i), [s.reg(d)], [dsign(s, a), replace(vb, neg=not vb.neg)], comment=contractible(i))
 
 
 def mul_f64(s: Selector, i: ptx.Instr):
     d, a, b = i.operands
-    s.emit("DMUL", rounding(i), [s.reg(d)], [dsrc(s, a), dsrc(s, b)], comment=contractible(i))
+    s.emit("DMUL", rounding(i), [s.reg(d)], [dsign(s, a, False), dsign(s, b, False)], comment=contractible(i))
 
 
 def fma_f64(s: Selector, i: ptx.Instr):
     d, a, b, c = i.operands
-    s.emit("DFMA", rounding(i), [s.reg(d)], [dsrc(s, a), dsrc(s, b), dsrc(s, c)])
+    s.emit("DFMA", rounding(i), [s.reg(d)], [dsign(s, a, False), dsign(s, b, False), dsign(s, c, False)])
 
 
 def neg_f64(s: Selector, i: ptx.Instr):
