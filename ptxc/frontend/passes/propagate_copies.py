@@ -14,9 +14,12 @@ from ..vir import READS_FIRST, VReg, instr_defs
 
 
 def propagate_copies(cg, func: ir.Function) -> None:
+    # One scan: how often each register is written, where last, whether in one block
+    # only, and the candidate copies (unguarded `mov` between registers of one class).
     defs: dict = {}
     last_def: dict = {}      # register -> position (in its block) of its last definition
-    def_blocks: dict = {}    # register -> the blocks that write it
+    def_block: dict = {}     # register -> the block that writes it; -1: several blocks
+    copies: list = []        # (block index, position, mov instruction)
     for b, block in enumerate(cg.blocks):
         for pos, instr in enumerate(block.instrs):
             ops = instr.operands
@@ -25,26 +28,28 @@ def propagate_copies(cg, func: ir.Function) -> None:
                 if READS_FIRST[instr.opcode]:
                     continue        # a store's address, a barrier's count: nothing written
                 written = (ops[0],)
+                if instr.opcode.startswith("mov.") and instr.guard is None and len(ops) == 2 \
+                        and ops[1].__class__ is VReg and ops[0].cls == ops[1].cls:
+                    copies.append((b, pos, instr))
             else:
                 written = instr_defs(instr)
             for reg in written:
                 count = defs.get(reg)
                 if count is None:
                     defs[reg] = 1
-                    def_blocks[reg] = {b}
+                    def_block[reg] = b
                 else:
                     defs[reg] = count + 1
-                    def_blocks[reg].add(b)
+                    if def_block[reg] != b:
+                        def_block[reg] = -1
                 last_def[reg] = pos
     rename: dict = {}
-    for b, block in enumerate(cg.blocks):
-        for pos, instr in enumerate(block.instrs):
-            if instr.opcode.startswith("mov.") and instr.guard is None and len(instr.operands) == 2:
-                dst, src = instr.operands
-                if dst.__class__ is VReg and src.__class__ is VReg and dst.cls == src.cls \
-                        and defs.get(dst) == 1 and dst not in cg.param_loads and src not in rename \
-                        and (defs.get(src, 0) <= 1 or (def_blocks[src] == {b} and last_def[src] < pos)):
-                    rename[dst] = src
+    param_loads = cg.param_loads
+    for b, pos, instr in copies:
+        dst, src = instr.operands
+        if defs[dst] == 1 and dst not in param_loads and src not in rename \
+                and (defs.get(src, 0) <= 1 or (def_block[src] == b and last_def[src] < pos)):
+            rename[dst] = src
     if not rename:
         return
 
