@@ -154,17 +154,20 @@ def format_function(func: Function) -> list[str]:
     lines.append("{")
     lines += format_declarations(func)
     lines += ["", ""]
-    previous = None
+    after_branch = False
+    append = lines.append
     for item in func.body:
         if isinstance(item, Label):
             if lines[-1] != "":
-                lines.append("")
-            lines.append(f"{item.name}:")
+                append("")
+            append(f"{item.name}:")
+            after_branch = False
         else:
-            if previous.__class__ is Instr and (previous.opcode == "bra" or previous.opcode.startswith("bra.")):
-                lines.append("")   # (Instr.base, spelled out: it splits the opcode on every call)
-            lines.append(format_instr(item))
-        previous = item
+            if after_branch:
+                append("")
+            append(format_instr(item))
+            opcode = item.opcode   # (Instr.base, spelled out: it splits the opcode on every call)
+            after_branch = opcode == "bra" or opcode.startswith("bra.")
     lines += ["", "}"]
     return lines
 

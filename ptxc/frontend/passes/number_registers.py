@@ -66,9 +66,15 @@ def number_registers(cg, func: ir.Function) -> None:
                     elif where != bindex:
                         cross.add(reg)
     param_loads = cg.param_loads
-    params = sorted((r for r in order if r in cross and r in param_loads), key=lambda r: param_loads[r])
-    first = [r for r in order if r in cross and r not in param_loads]
-    rest = [r for r in order if r not in cross]
+    first, params, rest = [], [], []
+    for reg in order:
+        if reg not in cross:
+            rest.append(reg)
+        elif reg in param_loads:
+            params.append(reg)
+        else:
+            first.append(reg)
+    params.sort(key=param_loads.__getitem__)
     counters = {cls: 0 for cls in REG_DECL}
     prefixes = {cls: prefix for cls, (_, prefix) in REG_DECL.items()}
     names: dict = {}
