@@ -35,15 +35,27 @@ class VReg:
         return f"%v{self.cls}{self.id}"
 
 
-_BASES: dict[str, str] = {}
+class OpcodeTable(dict):
+    """opcode -> a property of it, computed by `rule` on first sight of the opcode and
+    remembered: hot loops index the table (`BASE[instr.opcode]`) instead of parsing
+    the dotted opcode again at every instruction."""
+    __slots__ = ("rule",)
+
+    def __init__(self, rule):
+        super().__init__()
+        self.rule = rule
+
+    def __missing__(self, opcode: str):
+        value = self[opcode] = self.rule(opcode)
+        return value
+
+
+BASE = OpcodeTable(lambda opcode: opcode.split(".", 1)[0])   # `ld` for `ld.global.f32`
 
 
 def base_of(opcode: str) -> str:
-    """`ld` for `ld.global.f32` (cached: passes ask for it very often)."""
-    base = _BASES.get(opcode)
-    if base is None:
-        base = _BASES[opcode] = opcode.split(".", 1)[0]
-    return base
+    """`ld` for `ld.global.f32`."""
+    return BASE[opcode]
 
 
 class Block:
@@ -274,18 +286,8 @@ def defines(instr: ir.Instr) -> bool:
 _USE_FIRST = ("bar.warp", "bar.sync", "st.", "red.")  # their first operand is read, not written
 
 
-class _OpcodeCache(dict):
-    """opcode -> does it read its first operand: filled on first sight of an opcode, so
-    hot loops may simply index it (`READS_FIRST[instr.opcode]`)."""
-    __slots__ = ()
-
-    def __missing__(self, opcode: str) -> bool:
-        reads = self[opcode] = opcode.startswith(_USE_FIRST)
-        return reads
-
-
-_FIRST_IS_READ: dict = _OpcodeCache()   # opcode -> does it read its first operand (cache)
-READS_FIRST = _FIRST_IS_READ
+# opcode -> does it read its first operand
+READS_FIRST = _FIRST_IS_READ = OpcodeTable(lambda opcode: opcode.startswith(_USE_FIRST))
 _Address, _Vector = ir.Address, ir.Vector
 
 
@@ -400,15 +402,7 @@ def instr_uses(instr: ir.Instr) -> list:
 def is_pure(instr: ir.Instr) -> bool:
     """No side effects: removable when unused, mergeable with an identical one."""
     opcode = instr.opcode
-    pure = _PURE_OPCODE.get(opcode)
-    if pure is None:
-        base = base_of(opcode)
-        if base == "ld":
-            pure = ".volatile" not in opcode
-        else:
-            pure = base in PURE_BASES and ".cc" not in opcode and base not in CARRY_BASES
-        _PURE_OPCODE[opcode] = pure
-    if not pure:
+    if not PURE_OPCODE[opcode]:
         return False
     # defines(instr), inlined
     ops = instr.operands
@@ -417,8 +411,15 @@ def is_pure(instr: ir.Instr) -> bool:
     return not _FIRST_IS_READ[opcode]
 
 
-_PURE_OPCODE: dict = {}   # opcode -> pure (cache)
+def _pure_opcode(opcode: str) -> bool:
+    base = BASE[opcode]
+    if base == "ld":
+        return ".volatile" not in opcode
+    return base in PURE_BASES and ".cc" not in opcode and base not in CARRY_BASES
 
+
+# opcode -> has it no side effects (is_pure for an instruction that defines a register)
+PURE_OPCODE = OpcodeTable(_pure_opcode)
 
 
 def use_counts(cg) -> dict:

@@ -8,7 +8,7 @@ removed ones is removed too (the work list follows operands back).
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import READS_FIRST, VReg, instr_uses, is_pure
+from ..vir import PURE_OPCODE, READS_FIRST, VReg, instr_uses, is_pure
 
 Address, Vector = ir.Address, ir.Vector
 
@@ -61,7 +61,7 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
                     defs[ops[0]] = [instr]
                 else:
                     found.append(instr)
-                if is_pure(instr):
+                if PURE_OPCODE[instr.opcode]:   # is_pure(instr): it defines a register
                     pure.append(instr)
     dead: set = set()
     work = [i for i in pure if counts.get(i.operands[0], 0) == 0]
