@@ -16,15 +16,18 @@ Address, Vector = ir.Address, ir.Vector
 
 
 def number_registers(cg, func: ir.Function) -> None:
+    # Every register, in order of first sighting (the dict's order), with the block it
+    # was first seen in; those seen in another block too are live across blocks.
     def_block: dict = {}
     cross: set = set()
-    order: list = []
+    composite: list = []    # instructions with an address or vector operand (renamed apart)
     get = def_block.get
+    has_asm = cg.has_asm
     for bindex, block in enumerate(cg.blocks):
         for instr in block.instrs:
             # Every register the instruction names, in operand order, then its guard
             # (what instr_defs + instr_uses list, walked inline: this loop is hot).
-            if instr.opcode == "inline.asm":
+            if has_asm and instr.opcode == "inline.asm":
                 regs = instr_defs(instr) + instr_uses(instr)
             else:
                 regs = None
@@ -36,13 +39,16 @@ def number_registers(cg, func: ir.Function) -> None:
                         reg = op.base
                         if reg.__class__ is not VReg:
                             continue
+                        if not composite or composite[-1] is not instr:
+                            composite.append(instr)
                     elif cls is Vector:
+                        if not composite or composite[-1] is not instr:
+                            composite.append(instr)
                         for reg in op.elems:
                             if reg.__class__ is VReg:
                                 where = get(reg)
                                 if where is None:
                                     def_block[reg] = bindex
-                                    order.append(reg)
                                 elif where != bindex:
                                     cross.add(reg)
                         continue
@@ -51,7 +57,6 @@ def number_registers(cg, func: ir.Function) -> None:
                     where = get(reg)
                     if where is None:
                         def_block[reg] = bindex
-                        order.append(reg)
                     elif where != bindex:
                         cross.add(reg)
             if instr.guard is not None:
@@ -62,12 +67,11 @@ def number_registers(cg, func: ir.Function) -> None:
                     where = get(reg)
                     if where is None:
                         def_block[reg] = bindex
-                        order.append(reg)
                     elif where != bindex:
                         cross.add(reg)
     param_loads = cg.param_loads
     first, params, rest = [], [], []
-    for reg in order:
+    for reg in def_block:
         if reg not in cross:
             rest.append(reg)
         elif reg in param_loads:
@@ -85,17 +89,18 @@ def number_registers(cg, func: ir.Function) -> None:
     for block in cg.blocks:
         for instr in block.instrs:
             ops = instr.operands
-            for k, op in enumerate(ops):
-                cls = op.__class__
-                if cls is VReg:
-                    ops[k] = names[op]
-                elif cls is Address:
-                    if op.base.__class__ is VReg:
-                        ops[k] = Address(names[op.base], op.offset)
-                elif cls is Vector:
-                    ops[k] = Vector(tuple(names.get(e, e) for e in op.elems))
+            ops[:] = [names[op] if op.__class__ is VReg else op for op in ops]
             if instr.guard is not None:
                 instr.guard = names[instr.guard]
+    for instr in composite:
+        ops = instr.operands
+        for k, op in enumerate(ops):
+            cls = op.__class__
+            if cls is Address:
+                if op.base.__class__ is VReg:
+                    ops[k] = Address(names[op.base], op.offset)
+            elif cls is Vector:
+                ops[k] = Vector(tuple(names.get(e, e) for e in op.elems))
     func.regs = [ir.RegDecl(REG_DECL[cls][0], REG_DECL[cls][1], counters[cls] + 1)
                  for cls in REG_DECL_ORDER if counters[cls]]
     body: list = []
