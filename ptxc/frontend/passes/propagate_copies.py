@@ -10,7 +10,9 @@ reads %b (same class), which holds the same value there.
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import READS_FIRST, VReg, instr_defs
+from ..vir import READS_FIRST, OpcodeTable, VReg, instr_defs
+
+_COPY = OpcodeTable(lambda opcode: opcode.startswith("mov."))
 
 
 def propagate_copies(cg, func: ir.Function) -> None:
@@ -23,16 +25,22 @@ def propagate_copies(cg, func: ir.Function) -> None:
     for b, block in enumerate(cg.blocks):
         for pos, instr in enumerate(block.instrs):
             ops = instr.operands
+            if not ops:
+                continue
+            opcode = instr.opcode
+            reg = ops[0]
             # instr_defs, with its common case first: a plain register result
-            if ops and ops[0].__class__ is VReg and instr.opcode != "inline.asm":
-                if READS_FIRST[instr.opcode]:
+            if reg.__class__ is VReg and opcode != "inline.asm":
+                if READS_FIRST[opcode]:
                     continue        # a store's address, a barrier's count: nothing written
-                written = (ops[0],)
-                if instr.opcode.startswith("mov.") and instr.guard is None and len(ops) == 2 \
-                        and ops[1].__class__ is VReg and ops[0].cls == ops[1].cls:
+                if _COPY[opcode] and instr.guard is None and len(ops) == 2 \
+                        and ops[1].__class__ is VReg and reg.cls == ops[1].cls:
                     copies.append((b, pos, instr))
-            else:
+                written = (reg,)
+            elif reg.__class__ is ir.Vector or opcode == "inline.asm":
                 written = instr_defs(instr)
+            else:
+                continue
             for reg in written:
                 count = defs.get(reg)
                 if count is None:
@@ -61,7 +69,7 @@ def propagate_copies(cg, func: ir.Function) -> None:
         kept = []
         for instr in block.instrs:
             ops = instr.operands
-            if instr.opcode.startswith("mov.") and ops and ops[0].__class__ is VReg and ops[0] in rename:
+            if _COPY[instr.opcode] and ops and ops[0].__class__ is VReg and ops[0] in rename:
                 continue
             for k, op in enumerate(ops):
                 cls = op.__class__
