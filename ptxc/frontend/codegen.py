@@ -40,7 +40,7 @@ from .plan import children, loop_pragmas, plan_body
 from .vir import (AggValue, RegAgg, is_aggregate, leaf_range, leaves, FLOAT_CMP, FLOAT_INVERSE, GENERIC, INT_CMP, INVERSE, SPECIAL_REGS, SWAPPED, Block, MemRef,
                   PointerInfo, Unsupported, VarRef, VReg, arith_type, bits, canonical_compare, cvt_int, defines,
                   exact_reciprocal, f32_bits, float_type, fold_compare, imm_for, int_type, memory_type, mov_type,
-                  param_type, reg_class, sel_type, value_key, is_pure, READS_FIRST)
+                  param_type, reg_class, sel_type, value_key, OpcodeTable, PURE_OPCODE, READS_FIRST)
 
 
 class FunctionCodegen:
@@ -193,7 +193,7 @@ class FunctionCodegen:
     def emit(self, opcode: str, *operands, guard: VReg | None = None, negated: bool = False,
              rank: bool = True) -> ir.Instr:
         instrs = self.block.instrs
-        if instrs and instrs[-1].opcode[:3] in _TERMINATORS:
+        if instrs and _ENDS_BLOCK[instrs[-1].opcode]:
             self.new_block()  # code after a branch or ret starts a new (possibly dead) block
             instrs = self.block.instrs
         instr = ir.Instr(opcode, list(operands), guard, negated)
@@ -218,7 +218,7 @@ class FunctionCodegen:
         """A pure instruction: reuse an identical one from this block if there is one.
         A commutative one gets its operands in LLVM's Reassociate order (lower rank
         first, constants last): it decides which product an add fuses with."""
-        if commute and len(sources) == 2 and opcode.startswith(_COMMUTATIVE) and sources[1].__class__ is not ir.Imm and (
+        if commute and len(sources) == 2 and _COMMUTES[opcode] and sources[1].__class__ is not ir.Imm and (
                 sources[0].__class__ is ir.Imm or self.value_rank(sources[0]) > self.value_rank(sources[1])):
             sources = (sources[1], sources[0])
         key = (opcode, *[s if s.__class__ is VReg else value_key(s) for s in sources])
@@ -250,18 +250,22 @@ class FunctionCodegen:
         dst = instr.operands[0]
         if dst in self.ranks:
             return
-        opcode = instr.opcode
-        if opcode.startswith("ld.param"):
+        kind = _RANK_KIND[instr.opcode]
+        if kind is _PARAM_RANK:
             rank = 3 + self.param_loads.get(dst, 0)
-        elif not is_pure(instr) or opcode.startswith(("ld.", "div", "rem")):
+        elif kind is _NEXT_RANK:
             rank = self.unmovable_rank()
         else:
             rank = 0
+            ranks = self.ranks
             for op in instr.operands[1:]:
                 if op.__class__ is VReg:
-                    r = self.ranks.get(op)
-                    rank = max(rank, r if r is not None else self.value_rank(op))
-            if not opcode.startswith(("neg", "not")):
+                    r = ranks.get(op)
+                    if r is None:
+                        r = self.value_rank(op)
+                    if r > rank:
+                        rank = r
+            if kind is _ABOVE_RANK:
                 rank += 1
         self.ranks[dst] = rank
 
@@ -1992,10 +1996,29 @@ def _float_identity(op: str, c: float) -> bool:
     return False
 
 
-_TERMINATORS = ("bra", "ret", "exi")
+# Opcodes after which code starts a new block.
+_ENDS_BLOCK = OpcodeTable(lambda opcode: opcode.startswith(("bra", "ret", "exi")))
 
 # Opcodes whose two operands commute (LLVM orders them by rank).
 _COMMUTATIVE = ("add.", "mul.lo", "mul.wide", "mul.f", "and.", "or.", "xor.", "min.", "max.", "mul24.", "mul.hi")
+_COMMUTES = OpcodeTable(lambda opcode: opcode.startswith(_COMMUTATIVE))
+
+
+# How an instruction's result is ranked (FunctionCodegen.rank_instruction): as a kernel
+# parameter, with the next rank in program order, with its highest operand's rank, or
+# one above that.
+_PARAM_RANK, _NEXT_RANK, _SAME_RANK, _ABOVE_RANK = "param", "next", "same", "above"
+
+
+def _rank_kind(opcode: str) -> str:
+    if opcode.startswith("ld.param"):
+        return _PARAM_RANK
+    if not PURE_OPCODE[opcode] or opcode.startswith(("ld.", "div", "rem")):
+        return _NEXT_RANK
+    return _SAME_RANK if opcode.startswith(("neg", "not")) else _ABOVE_RANK
+
+
+_RANK_KIND = OpcodeTable(_rank_kind)
 
 
 class RegPointer:
