@@ -68,9 +68,12 @@ class Block:
     def terminator(self) -> ir.Instr | None:
         if self.instrs:
             last = self.instrs[-1]
-            if last.opcode.startswith(("bra", "ret", "exit")):
+            if TERMINATES[last.opcode]:
                 return last
         return None
+
+
+TERMINATES = OpcodeTable(lambda opcode: opcode.startswith(("bra", "ret", "exit")))
 
 
 REG_DECL_ORDER = ("p", "rs", "f", "r", "fd", "rd")   # NVVM's order of .reg lines
