@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast as _pyast
 import re
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
 
 from lark import Lark, Transformer, Tree
@@ -734,7 +735,15 @@ def _direct_callback(callback, size: int):
     picks += [None] * trailing
     if picks == list(range(size)):
         return build    # every child, in order (`children` is a fresh list already)
-    return lambda children: build([None if k is None else children[k] for k in picks])
+    if None in picks:
+        return lambda children: build([None if k is None else children[k] for k in picks])
+    if not picks:
+        return lambda children: build([])
+    if len(picks) == 1:     # (an itemgetter of one index gives the item, not a tuple)
+        pick = picks[0]
+        return lambda children: build([children[pick]])
+    select = itemgetter(*picks)
+    return lambda children: build(list(select(children)))
 
 
 def _splicing(entries: list, trailing: int, build):
