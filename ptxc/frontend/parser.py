@@ -543,25 +543,28 @@ class Lexer:
         depth = 0
         expect_tag = False
         previous = ""
-        pos = 0
+        def next_newline(at: int) -> int:
+            found = text.find("\n", at)
+            return found if found >= 0 else len(text)
+        # The first line break not counted yet: only a block comment has one inside, so
+        # a token that starts past it has line breaks in the whitespace before it.
+        newline = next_newline(0)
         for m in self.master.finditer(text):
             kind = m.lastgroup
             if kind is None:  # trailing whitespace
                 break
-            value = m.group(kind)
-            end = m.end()
-            start = end - len(value)
-            if start != pos:    # whitespace before the token: count its line breaks
-                newlines = text.count("\n", pos, start)
-                if newlines:
-                    line += newlines
-                    line_start = text.rindex("\n", pos, start) + 1
-            pos = end
+            start, end = m.span(kind)
+            value = text[start:end]
+            if start > newline:
+                line += text.count("\n", newline, start)
+                line_start = text.rindex("\n", newline, start) + 1
+                newline = next_newline(end)
             if kind == "COMMENT":
                 newlines = value.count("\n")
                 if newlines:
                     line += newlines
                     line_start = start + value.rindex("\n") + 1
+                    newline = next_newline(end)
                 continue
             column = start - line_start + 1
             if kind == "IDENTIFIER":
@@ -596,10 +599,9 @@ class Lexer:
                 raise SyntaxErrorAt(what, line, column)
             previous = value
             yield Token(kind, value, line, column)
-        newlines = text.count("\n", pos)
-        if newlines:
-            line += newlines
-            line_start = text.rindex("\n", pos) + 1
+        if newline < len(text):
+            line += text.count("\n", newline)
+            line_start = text.rindex("\n", newline) + 1
         yield Token("$END", "", line, len(text) - line_start + 1)
 
 
