@@ -21,54 +21,38 @@ def number_registers(cg, func: ir.Function) -> None:
     def_block: dict = {}
     cross: set = set()
     composite: list = []    # instructions with an address or vector operand (renamed apart)
-    get = def_block.get
+    seen = def_block.setdefault     # seen(reg, block) -> the block reg was first seen in
     has_asm = cg.has_asm
     for bindex, block in enumerate(cg.blocks):
         for instr in block.instrs:
             # Every register the instruction names, in operand order, then its guard
             # (what instr_defs + instr_uses list, walked inline: this loop is hot).
             if has_asm and instr.opcode == "inline.asm":
-                regs = instr_defs(instr) + instr_uses(instr)
+                for reg in instr_defs(instr) + instr_uses(instr):
+                    if seen(reg, bindex) != bindex:
+                        cross.add(reg)
             else:
-                regs = None
                 for op in instr.operands:
                     cls = op.__class__
                     if cls is VReg:
-                        reg = op
+                        if seen(op, bindex) != bindex:
+                            cross.add(op)
                     elif cls is Address:
                         reg = op.base
-                        if reg.__class__ is not VReg:
-                            continue
-                        if not composite or composite[-1] is not instr:
-                            composite.append(instr)
+                        if reg.__class__ is VReg:
+                            if seen(reg, bindex) != bindex:
+                                cross.add(reg)
+                            if not composite or composite[-1] is not instr:
+                                composite.append(instr)
                     elif cls is Vector:
                         if not composite or composite[-1] is not instr:
                             composite.append(instr)
                         for reg in op.elems:
-                            if reg.__class__ is VReg:
-                                where = get(reg)
-                                if where is None:
-                                    def_block[reg] = bindex
-                                elif where != bindex:
-                                    cross.add(reg)
-                        continue
-                    else:
-                        continue
-                    where = get(reg)
-                    if where is None:
-                        def_block[reg] = bindex
-                    elif where != bindex:
-                        cross.add(reg)
-            if instr.guard is not None:
-                # a second sighting of a register changes nothing
-                regs = [instr.guard] if regs is None else regs + [instr.guard]
-            if regs:
-                for reg in regs:
-                    where = get(reg)
-                    if where is None:
-                        def_block[reg] = bindex
-                    elif where != bindex:
-                        cross.add(reg)
+                            if reg.__class__ is VReg and seen(reg, bindex) != bindex:
+                                cross.add(reg)
+            guard = instr.guard
+            if guard is not None and seen(guard, bindex) != bindex:
+                cross.add(guard)
     param_loads = cg.param_loads
     first, params, rest = [], [], []
     for reg in def_block:
