@@ -53,6 +53,7 @@ class FunctionCodegen:
         self.blocks: list[Block] = []
         self.block: Block = self.new_block()
         self.memo: dict = {}                 # value numbering: key -> value, valid where the block is
+        self.loaded: dict = {}               # the same for loads (what a store may make stale)
         self.memo_deps: dict = {}            # variable register -> memo keys that read it
         self.write_log: list = []            # variable registers written, in order (for regions)
         self.clobber_log: list = []          # memory spaces clobbered, in order (for regions)
@@ -131,6 +132,7 @@ class FunctionCodegen:
 
     def forget_all(self) -> None:
         self.memo = {}
+        self.loaded = {}
         self.memo_deps = {}
         self.known = {}
 
@@ -140,13 +142,13 @@ class FunctionCodegen:
     # dominates), except values that read a variable written inside, or memory
     # written inside.  A loop's header also keeps what reads no variable and no memory.
     def region_start(self) -> tuple:
-        return (dict(self.memo), {k: set(v) for k, v in self.memo_deps.items()}, dict(self.known),
-                len(self.write_log), len(self.clobber_log))
+        return (dict(self.memo), dict(self.loaded), {k: set(v) for k, v in self.memo_deps.items()},
+                dict(self.known), len(self.write_log), len(self.clobber_log))
 
     def region_join(self, saved: tuple, loop_header: bool = False) -> None:
         """Now at a block dominated by where `saved` was taken (after place())."""
-        memo, deps, known, writes, clobbers = saved
-        memo = dict(memo)   # `saved` may serve several joins: each gets its own copy
+        memo, loaded, deps, known, writes, clobbers = saved
+        memo, loaded = dict(memo), dict(loaded)   # `saved` may serve several joins: each gets its own copy
         written = set(self.write_log[writes:])
         spaces = set(self.clobber_log[clobbers:])
         stale = set()
@@ -154,17 +156,19 @@ class FunctionCodegen:
             stale.update(deps.get(reg, ()))
         if loop_header or spaces:
             every = loop_header or "generic" in spaces or "all" in spaces
-            stale.update(k for k in memo if k[0] == "ld" and k[1] not in ("param", "const")
+            stale.update(k for k in loaded if k[1] not in ("param", "const")
                          and (every or k[1] in spaces or k[1] == "generic"))
         for key in stale:
             memo.pop(key, None)
+            loaded.pop(key, None)
         self.memo = memo
+        self.loaded = loaded
         self.memo_deps = {reg: keys - stale for reg, keys in deps.items() if reg not in written}
         self.known = {reg: value for reg, value in known.items()
                       if reg not in written and not (loop_header and reg in self.mutable)}
 
     def memo_put(self, key: tuple, value) -> None:
-        self.memo[key] = value
+        (self.loaded if key[0] == "ld" else self.memo)[key] = value
         for part in key:
             if part.__class__ is VReg and part in self.mutable:
                 self.memo_deps.setdefault(part, set()).add(key)
@@ -198,12 +202,15 @@ class FunctionCodegen:
             instrs = self.block.instrs
         instr = ir.Instr(opcode, list(operands), guard, negated)
         uses = self.uses
-        defining = bool(operands) and operands[0].__class__ is VReg and not READS_FIRST[opcode]  # defines()
-        for op in (operands[1:] if defining else operands):
-            cls = op.__class__
-            if cls is VReg:
+        read = operands
+        defining = False
+        if operands and operands[0].__class__ is VReg and not READS_FIRST[opcode]:  # defines()
+            defining = True
+            read = operands[1:]
+        for op in read:
+            if op.__class__ is VReg:
                 uses[op] = uses.get(op, 0) + 1
-            elif cls is ir.Address and op.base.__class__ is VReg:
+            elif op.__class__ is _Address and op.base.__class__ is VReg:
                 uses[op.base] = uses.get(op.base, 0) + 1
         if guard is not None:
             uses[guard] = uses.get(guard, 0) + 1
@@ -273,14 +280,14 @@ class FunctionCodegen:
         """Memory in `space` may have changed: forget loaded values that may alias it
         (a generic access, a barrier or an atomic may change any of them)."""
         self.clobber_log.append(space)
-        if not self.memo:
+        if not self.loaded:
             return
         if space in ("generic", "all"):
-            stale = [k for k in self.memo if k[0] == "ld" and k[1] not in ("param", "const")]
+            stale = [k for k in self.loaded if k[1] not in ("param", "const")]
         else:
-            stale = [k for k in self.memo if k[0] == "ld" and k[1] in (space, "generic")]
+            stale = [k for k in self.loaded if k[1] in (space, "generic")]
         for key in stale:
-            del self.memo[key]
+            del self.loaded[key]
 
     def write_reg(self, reg: VReg) -> None:
         """`reg` (a variable's register) is about to change: forget values derived from it."""
@@ -290,8 +297,12 @@ class FunctionCodegen:
         if keys:
             for key in keys:
                 self.memo.pop(key, None)
-        if reg not in self.mutable and self.memo:  # a temporary a variable takes over
-            self.memo = {k: v for k, v in self.memo.items() if v is not reg and reg not in k}
+                self.loaded.pop(key, None)
+        if reg not in self.mutable:  # a temporary a variable takes over
+            if self.memo:
+                self.memo = {k: v for k, v in self.memo.items() if v is not reg and reg not in k}
+            if self.loaded:
+                self.loaded = {k: v for k, v in self.loaded.items() if v is not reg and reg not in k}
 
     def place_forward(self, label: str) -> None:
         """Start `label`'s block, unless nothing branches to it (it is only ever reached
@@ -1468,7 +1479,7 @@ class FunctionCodegen:
         cls = reg_class(t)
         opcode = f"ld{volatile}{space}{nc}.{mtype}"
         key = ("ld", lv.space, opcode, value_key(lv.base), lv.offset)
-        dst = self.memo.get(key) if not volatile else None
+        dst = self.loaded.get(key) if not volatile else None
         if dst is None:
             dst = self.new_reg("rs" if cls == "p" else cls)
             instr = self.emit(opcode, dst, ir.Address(lv.base, lv.offset))
@@ -1556,8 +1567,9 @@ class FunctionCodegen:
                 and last.operands and last.operands[0] is value and self.uses.get(value, 0) == 0
                 and value.cls == reg.cls and value not in self.param_loads and defines(last)):
             last.operands[0] = reg
-            for key in [k for k, v in self.memo.items() if v is value]:
-                del self.memo[key]
+            for memo in (self.memo, self.loaded):
+                for key in [k for k, v in memo.items() if v is value]:
+                    del memo[key]
             return
         if value is reg:
             return
@@ -1995,6 +2007,8 @@ def _float_identity(op: str, c: float) -> bool:
         return c == 0.0 and math.copysign(1.0, c) < 0
     return False
 
+
+_Address = ir.Address
 
 # Opcodes after which code starts a new block.
 _ENDS_BLOCK = OpcodeTable(lambda opcode: opcode.startswith(("bra", "ret", "exi")))
