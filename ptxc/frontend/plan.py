@@ -73,6 +73,12 @@ def children(node):
     return out
 
 
+# The node classes without child nodes (names, literals): the walk skips them.
+_LEAVES = frozenset(cls for cls in vars(A).values()
+                    if isinstance(cls, type) and issubclass(cls, A.Node) and dataclasses.is_dataclass(cls)
+                    and not _child_fields(cls))
+
+
 def strip_casts(expr):
     while isinstance(expr, A.ImplicitCast):
         expr = expr.operand
@@ -111,7 +117,8 @@ class Planner:
         special = _VISITS.get(node.__class__)
         if special is None or special(self, node):
             for child in children(node):
-                self.visit(child)
+                if child.__class__ not in _LEAVES:   # (nothing to see in a leaf)
+                    self.visit(child)
 
     # The handlers of _VISITS: each returns True when the node's children still need
     # the plain walk.
