@@ -646,10 +646,15 @@ def _named_for_linkage(base: Type, declarator: A.Declarator) -> Type:
 
 def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
     """0 exact match, 1 promotion, 2 conversion, None: the argument does not convert."""
-    if arg == param:
+    # (types of different classes are never equal: the class test spares the dataclass
+    # __eq__ calls, both ways, that `==` makes to find that out)
+    if arg is param or (arg.__class__ is param.__class__ and arg == param):
         return 0
     if is_arithmetic(param) and is_arithmetic(arg):
-        return 1 if promote(arg) == param or (arg == FLOAT and param == DOUBLE) else 2
+        promoted = promote(arg)
+        if promoted.__class__ is not param.__class__:
+            return 2
+        return 1 if promoted == param or (arg == FLOAT and param == DOUBLE) else 2
     if isinstance(param, PointerType) and isinstance(arg, PointerType):
         if unqualified(param.pointee) == unqualified(arg.pointee):
             return 0
