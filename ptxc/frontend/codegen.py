@@ -54,6 +54,7 @@ class FunctionCodegen:
         self.block: Block = self.new_block()
         self.memo: dict = {}                 # value numbering: key -> value, valid where the block is
         self.loaded: dict = {}               # the same for loads (what a store may make stale)
+        self.value_keys: dict = {}           # value -> the one key memo_put stored it under
         self.memo_deps: dict = {}            # variable register -> memo keys that read it
         self.write_log: list = []            # variable registers written, in order (for regions)
         self.clobber_log: list = []          # memory spaces clobbered, in order (for regions)
@@ -168,7 +169,9 @@ class FunctionCodegen:
                       if reg not in written and not (loop_header and reg in self.mutable)}
 
     def memo_put(self, key: tuple, value) -> None:
+        """Remember `value` (a register just computed) as what `key` computes."""
         (self.loaded if key[0] == "ld" else self.memo)[key] = value
+        self.value_keys[value] = key
         for part in key:
             if part.__class__ is VReg and part in self.mutable:
                 self.memo_deps.setdefault(part, set()).add(key)
@@ -1567,8 +1570,10 @@ class FunctionCodegen:
                 and last.operands and last.operands[0] is value and self.uses.get(value, 0) == 0
                 and value.cls == reg.cls and value not in self.param_loads and defines(last)):
             last.operands[0] = reg
-            for memo in (self.memo, self.loaded):
-                for key in [k for k, v in memo.items() if v is value]:
+            key = self.value_keys.get(value)    # the only key that may still name it
+            if key is not None:
+                memo = self.loaded if key[0] == "ld" else self.memo
+                if memo.get(key) is value:
                     del memo[key]
             return
         if value is reg:
