@@ -677,7 +677,10 @@ _COMPARE_OPS = {"<", ">", "<=", ">=", "==", "!="}
 _LOGICAL_OPS = {"&&", "||"}
 
 
-_BUILTIN_SYMBOLS: list = []   # [typedef symbols, enum constant symbols], made once
+# The global scope's builtin names, made once: typedefs, variables (_FRESH: a new symbol
+# per analysis), enum constants, functions.
+_GLOBAL_NAMES: dict = {}
+_FRESH = object()
 
 
 class Analyzer:
@@ -690,33 +693,16 @@ class Analyzer:
         self.loop_depth = 0
         self.switch_depth = 0
         self.functions: list[FunctionSymbol] = []
-        names = self.globals.names
-        if not _BUILTIN_SYMBOLS:    # typedefs and constants: never changed, shared by every analysis
-            _BUILTIN_SYMBOLS.append({name: TypedefSymbol(name, t, (0, 0)) for name, t in BUILTIN_TYPEDEFS.items()})
-            _BUILTIN_SYMBOLS.append({name: EnumConstSymbol(name, value, t, (0, 0))
-                                     for name, (value, t) in BUILTIN_CONSTANTS.items()})
-        names.update(_BUILTIN_SYMBOLS[0])
+        if not _GLOBAL_NAMES:   # typedefs, constants, functions: never changed, shared by every analysis
+            _GLOBAL_NAMES.update({name: TypedefSymbol(name, t, (0, 0)) for name, t in BUILTIN_TYPEDEFS.items()})
+            _GLOBAL_NAMES.update(dict.fromkeys(BUILTIN_VARIABLES, _FRESH))
+            _GLOBAL_NAMES.update({name: EnumConstSymbol(name, value, t, (0, 0))
+                                  for name, (value, t) in BUILTIN_CONSTANTS.items()})
+            _GLOBAL_NAMES.update(BUILTIN_FUNCTIONS)
+        names = self.globals.names = dict(_GLOBAL_NAMES)
         for name, t in BUILTIN_VARIABLES.items():   # variables: fresh (sema counts their uses)
-            names[name] = VarSymbol(name, t, "builtin", (0, 0))
-        names.update(_BUILTIN_SYMBOLS[1])
-        names.update(BUILTIN_FUNCTIONS)
-        self._expr_dispatch = {
-            A.Ident: self.check_ident, A.IntLit: self.check_int_lit, A.FloatLit: self.check_float_lit,
-            A.CharLit: self.check_char_lit, A.StringLit: self.check_string_lit, A.BoolConst: self.check_bool,
-            A.Binary: self.check_binary, A.Unary: self.check_unary, A.PreIncDec: self.check_inc_dec,
-            A.PostIncDec: self.check_inc_dec, A.Assign: self.check_assign, A.Conditional: self.check_conditional,
-            A.Comma: self.check_comma, A.Call: self.check_call, A.Launch: self.check_launch,
-            A.Index: self.check_index, A.Member: self.check_member, A.Cast: self.check_cast,
-            A.SizeofExpr: self.check_sizeof_expr, A.SizeofType: self.check_sizeof_type,
-            A.Construct: self.check_construct, A.ImplicitCast: lambda e: e, A.CxxCast: self.check_cxx_cast,
-        }
-        self._stmt_dispatch = {
-            A.CompoundStmt: self.check_compound, A.ExprStmt: self.check_expr_stmt, A.IfStmt: self.check_if,
-            A.ForStmt: self.check_for, A.WhileStmt: self.check_while, A.DoStmt: self.check_do,
-            A.ReturnStmt: self.check_return, A.BreakStmt: self.check_break, A.ContinueStmt: self.check_continue,
-            A.SwitchStmt: self.check_switch, A.CaseStmt: self.check_case, A.DefaultStmt: self.check_default,
-            A.Declaration: self.check_local_declaration, A.AsmStmt: self.check_asm,
-        }
+            if names[name] is _FRESH:
+                names[name] = VarSymbol(name, t, "builtin", (0, 0))
 
     # ---- diagnostics -------------------------------------------------------------------
     def error(self, message: str, loc: tuple) -> None:
@@ -1005,7 +991,7 @@ class Analyzer:
     # ---- statements --------------------------------------------------------------------
     def check_stmt(self, stmt) -> None:
         try:
-            self._stmt_dispatch[type(stmt)](stmt)
+            _STMT_CHECKS[type(stmt)](self, stmt)
         except SemaError:
             pass
 
@@ -1148,7 +1134,7 @@ class Analyzer:
     def check_expr(self, expr: A.Expr) -> A.Expr:
         if expr.type is not None:
             return expr
-        return self._expr_dispatch[type(expr)](expr)
+        return _EXPR_CHECKS[type(expr)](self, expr)
 
     def rvalue(self, expr: A.Expr) -> A.Expr:
         """Array-to-pointer and function-to-pointer decay."""
@@ -1756,6 +1742,28 @@ class Analyzer:
         if not isinstance(value, int):
             self.fail("expression is not an integer constant expression", expr.loc)
         return value
+
+
+# Node class -> the Analyzer method that checks it.
+_EXPR_CHECKS = {
+    A.Ident: Analyzer.check_ident, A.IntLit: Analyzer.check_int_lit, A.FloatLit: Analyzer.check_float_lit,
+    A.CharLit: Analyzer.check_char_lit, A.StringLit: Analyzer.check_string_lit, A.BoolConst: Analyzer.check_bool,
+    A.Binary: Analyzer.check_binary, A.Unary: Analyzer.check_unary, A.PreIncDec: Analyzer.check_inc_dec,
+    A.PostIncDec: Analyzer.check_inc_dec, A.Assign: Analyzer.check_assign,
+    A.Conditional: Analyzer.check_conditional, A.Comma: Analyzer.check_comma, A.Call: Analyzer.check_call,
+    A.Launch: Analyzer.check_launch, A.Index: Analyzer.check_index, A.Member: Analyzer.check_member,
+    A.Cast: Analyzer.check_cast, A.SizeofExpr: Analyzer.check_sizeof_expr,
+    A.SizeofType: Analyzer.check_sizeof_type, A.Construct: Analyzer.check_construct,
+    A.ImplicitCast: lambda self, expr: expr, A.CxxCast: Analyzer.check_cxx_cast,
+}
+_STMT_CHECKS = {
+    A.CompoundStmt: Analyzer.check_compound, A.ExprStmt: Analyzer.check_expr_stmt, A.IfStmt: Analyzer.check_if,
+    A.ForStmt: Analyzer.check_for, A.WhileStmt: Analyzer.check_while, A.DoStmt: Analyzer.check_do,
+    A.ReturnStmt: Analyzer.check_return, A.BreakStmt: Analyzer.check_break,
+    A.ContinueStmt: Analyzer.check_continue, A.SwitchStmt: Analyzer.check_switch,
+    A.CaseStmt: Analyzer.check_case, A.DefaultStmt: Analyzer.check_default,
+    A.Declaration: Analyzer.check_local_declaration, A.AsmStmt: Analyzer.check_asm,
+}
 
 
 def constant_value(expr: A.Expr):
