@@ -58,7 +58,10 @@ class FunctionCodegen:
         self.memo_deps: dict = {}            # variable register -> memo keys that read it
         self.write_log: list = []            # variable registers written, in order (for regions)
         self.clobber_log: list = []          # memory spaces clobbered, in order (for regions)
-        self.uses: dict[VReg, int] = {}      # uses so far (for writing results in place)
+        # Reads of each register by the instructions emitted (vir.instr_uses counted; an
+        # inline asm's outputs after the first count too): for writing results in place,
+        # and eliminate_dead_code's counts unless a pass changed operands (then None).
+        self.uses: dict[VReg, int] | None = {}
         self.bindings: dict = {}             # VarSymbol -> operand (value) or VarRef (register)
         self.pointers: dict[VReg, PointerInfo] = {}
         self.kernel_pointers: dict[VReg, S.PointerType] = {}  # ld.param results of pointer params
@@ -205,16 +208,26 @@ class FunctionCodegen:
             instrs = self.block.instrs
         instr = ir.Instr(opcode, list(operands), guard, negated)
         uses = self.uses
-        read = operands
+        read = operands     # (what vir.instr_uses lists)
         defining = False
-        if operands and operands[0].__class__ is VReg and not READS_FIRST[opcode]:  # defines()
-            defining = True
-            read = operands[1:]
+        if operands:
+            first = operands[0].__class__
+            if first is VReg and not READS_FIRST[opcode]:  # defines()
+                defining = True
+                read = operands[1:]
+            elif first is _Vector:  # results (ld.v4, mov.b64 {lo, hi})
+                read = operands[1:]
         for op in read:
-            if op.__class__ is VReg:
+            cls = op.__class__
+            if cls is VReg:
                 uses[op] = uses.get(op, 0) + 1
-            elif op.__class__ is _Address and op.base.__class__ is VReg:
-                uses[op.base] = uses.get(op.base, 0) + 1
+            elif cls is _Address:
+                if op.base.__class__ is VReg:
+                    uses[op.base] = uses.get(op.base, 0) + 1
+            elif cls is _Vector:
+                for reg in op.elems:
+                    if reg.__class__ is VReg:
+                        uses[reg] = uses.get(reg, 0) + 1
         if guard is not None:
             uses[guard] = uses.get(guard, 0) + 1
         instrs.append(instr)
@@ -2013,7 +2026,7 @@ def _float_identity(op: str, c: float) -> bool:
     return False
 
 
-_Address = ir.Address
+_Address, _Vector = ir.Address, ir.Vector
 
 # Opcodes after which code starts a new block.
 _ENDS_BLOCK = OpcodeTable(lambda opcode: opcode.startswith(("bra", "ret", "exi")))

@@ -1,9 +1,10 @@
 """eliminate_dead_code: drop pure instructions whose results nobody reads.
 
 Expects: blocks of vir instructions; `is_pure` says which have no side effects (loads
-but not volatile ones, arithmetic, conversions).  Guarantees: every store, branch,
-barrier, atomic, shuffle, vote and inline asm stays; an instruction that only fed
-removed ones is removed too (the work list follows operands back).
+but not volatile ones, arithmetic, conversions); `cg.uses`, unless None, counts every
+register's reads (then, without inline asm, no operand is scanned).  Guarantees: every
+store, branch, barrier, atomic, shuffle, vote and inline asm stays; an instruction that
+only fed removed ones is removed too (the work list follows operands back).
 """
 from __future__ import annotations
 
@@ -14,9 +15,55 @@ Address, Vector = ir.Address, ir.Vector
 
 
 def eliminate_dead_code(cg, func: ir.Function) -> None:
-    """Drop pure instructions whose results nobody reads (and then what only they read).
-    Requires nothing; keeps every store, branch, barrier and atomic."""
-    # One scan gathers use counts and the pure instructions (candidates, in program order).
+    """Drop pure instructions whose results nobody reads (and then what only they read);
+    keeps every store, branch, barrier and atomic."""
+    if cg.uses is not None and not cg.has_asm:
+        counts, pure = _counted_uses(cg)
+    else:
+        counts, pure = _count_uses(cg)
+    get = counts.get
+    work = [i for i in pure if get(i.operands[0], 0) == 0]
+    if not work:
+        return
+    defs: dict = {}     # register -> the pure instructions that write it
+    for instr in pure:
+        found = defs.get(instr.operands[0])
+        if found is None:
+            defs[instr.operands[0]] = [instr]
+        else:
+            found.append(instr)
+    dead: set = set()
+    while work:
+        instr = work.pop()
+        if id(instr) in dead:
+            continue
+        dead.add(id(instr))
+        for reg in instr_uses(instr):
+            counts[reg] -= 1
+            if counts[reg] == 0:
+                for d in defs.get(reg, ()):
+                    if id(d) not in dead:
+                        work.append(d)
+    for block in cg.blocks:
+        block.instrs = [i for i in block.instrs if id(i) not in dead]
+
+
+def _counted_uses(cg) -> tuple[dict, list]:
+    """Use counts as codegen kept them (a copy: the work list changes them), and the
+    pure instructions that define a register, in program order."""
+    pure = []
+    for block in cg.blocks:
+        for instr in block.instrs:
+            if PURE_OPCODE[instr.opcode]:
+                ops = instr.operands
+                if ops and ops[0].__class__ is VReg:   # (a pure opcode never reads its first operand)
+                    pure.append(instr)
+    return dict(cg.uses), pure
+
+
+def _count_uses(cg) -> tuple[dict, list]:
+    """Use counts and the pure instructions that define a register (in program order),
+    from one scan of every operand."""
     counts: dict = {}
     pure: list = []
     get = counts.get
@@ -53,27 +100,4 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
                             counts[reg] = get(reg, 0) + 1
             if instr.guard is not None:
                 counts[instr.guard] = get(instr.guard, 0) + 1
-    work = [i for i in pure if get(i.operands[0], 0) == 0]
-    if not work:
-        return
-    defs: dict = {}     # register -> the pure instructions that write it
-    for instr in pure:
-        found = defs.get(instr.operands[0])
-        if found is None:
-            defs[instr.operands[0]] = [instr]
-        else:
-            found.append(instr)
-    dead: set = set()
-    while work:
-        instr = work.pop()
-        if id(instr) in dead:
-            continue
-        dead.add(id(instr))
-        for reg in instr_uses(instr):
-            counts[reg] -= 1
-            if counts[reg] == 0:
-                for d in defs.get(reg, ()):
-                    if id(d) not in dead:
-                        work.append(d)
-    for block in cg.blocks:
-        block.instrs = [i for i in block.instrs if id(i) not in dead]
+    return counts, pure

@@ -60,6 +60,7 @@ def propagate_copies(cg, func: ir.Function) -> None:
             rename[dst] = src
     if not rename:
         return
+    cg.uses = None      # (the counts codegen kept no longer hold)
 
     def resolve(reg):
         while reg in rename:
