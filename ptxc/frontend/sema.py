@@ -200,12 +200,17 @@ def type_name(t: Type) -> str:
 def with_quals(t: Type, const: bool | None = None, volatile: bool | None = None) -> Type:
     if (const is None or t.const == const) and (volatile is None or t.volatile == volatile):
         return t    # the common case, without building the changes (hot)
-    changes = {}
-    if const is not None and t.const != const:
-        changes["const"] = const
-    if volatile is not None and t.volatile != volatile:
-        changes["volatile"] = volatile
-    return dataclasses.replace(t, **changes) if changes else t
+    # dataclasses.replace(t, const=..., volatile=...) without its generic per-field work:
+    # a type's fields are all __init__ arguments and no type has a __post_init__, so the
+    # copy is the same object dictionary with the qualifiers changed.
+    copy = object.__new__(t.__class__)
+    fields = copy.__dict__
+    fields.update(t.__dict__)
+    if const is not None:
+        fields["const"] = const
+    if volatile is not None:
+        fields["volatile"] = volatile
+    return copy
 
 
 def unqualified(t: Type) -> Type:
