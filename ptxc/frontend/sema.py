@@ -214,7 +214,7 @@ def with_quals(t: Type, const: bool | None = None, volatile: bool | None = None)
 
 
 def unqualified(t: Type) -> Type:
-    if isinstance(t, PointerType):
+    if t.__class__ is PointerType:      # (the type classes are final: exact tests)
         if t.const or t.volatile or t.restrict:
             return PointerType(t.pointee)
         return t
@@ -252,11 +252,14 @@ def is_float(t: Type) -> bool:
 
 
 def is_arithmetic(t: Type) -> bool:
-    return isinstance(t, (IntType, FloatType, EnumType))
+    return t.__class__ in _ARITHMETIC_TYPES
+
+
+_ARITHMETIC_TYPES = frozenset({IntType, FloatType, EnumType})
 
 
 def is_pointer(t: Type) -> bool:
-    return isinstance(t, PointerType)
+    return t.__class__ is PointerType
 
 
 def is_scalar(t: Type) -> bool:
