@@ -16,29 +16,35 @@ _COPY = OpcodeTable(lambda opcode: opcode.startswith("mov."))
 
 
 def propagate_copies(cg, func: ir.Function) -> None:
-    # One scan: how often each register is written, where last, whether in one block
-    # only, and the candidate copies (unguarded `mov` between registers of one class).
+    # The candidate copies: unguarded `mov`s between registers of one class.
+    copies: list = []        # (block index, position, mov instruction)
+    for b, block in enumerate(cg.blocks):
+        for pos, instr in enumerate(block.instrs):
+            if _COPY[instr.opcode] and instr.guard is None:
+                ops = instr.operands
+                if len(ops) == 2 and ops[0].__class__ is VReg and ops[1].__class__ is VReg \
+                        and ops[0].cls == ops[1].cls:
+                    copies.append((b, pos, instr))
+    if not copies:
+        return
+    # Of their registers: how often each is written, where last, whether in one block only.
+    involved = {reg for _, _, instr in copies for reg in instr.operands}
     defs: dict = {}
     last_def: dict = {}      # register -> position (in its block) of its last definition
     def_block: dict = {}     # register -> the block that writes it; -1: several blocks
-    copies: list = []        # (block index, position, mov instruction)
     for b, block in enumerate(cg.blocks):
         for pos, instr in enumerate(block.instrs):
             ops = instr.operands
             if not ops:
                 continue
-            opcode = instr.opcode
             reg = ops[0]
             # instr_defs, with its common case first: a plain register result
-            if reg.__class__ is VReg and opcode != "inline.asm":
-                if READS_FIRST[opcode]:
-                    continue        # a store's address, a barrier's count: nothing written
-                if _COPY[opcode] and instr.guard is None and len(ops) == 2 \
-                        and ops[1].__class__ is VReg and reg.cls == ops[1].cls:
-                    copies.append((b, pos, instr))
+            if reg.__class__ is VReg and instr.opcode != "inline.asm":
+                if reg not in involved or READS_FIRST[instr.opcode]:
+                    continue        # (a store's address, a barrier's count: nothing written)
                 written = (reg,)
-            elif reg.__class__ is ir.Vector or opcode == "inline.asm":
-                written = instr_defs(instr)
+            elif reg.__class__ is ir.Vector or instr.opcode == "inline.asm":
+                written = [reg for reg in instr_defs(instr) if reg in involved]
             else:
                 continue
             for reg in written:
