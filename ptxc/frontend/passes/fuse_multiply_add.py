@@ -95,10 +95,11 @@ def _users(cg) -> dict:
     users: dict = {}
     if not products:
         return users
+    has_asm = cg.has_asm
     for block in cg.blocks:
         for instr in block.instrs:
             ops = instr.operands
-            if instr.opcode == "inline.asm":
+            if has_asm and instr.opcode == "inline.asm":
                 for reg in instr_uses(instr):
                     if reg in products:
                         users.setdefault(reg, []).append(instr)
