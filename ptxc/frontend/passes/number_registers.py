@@ -14,6 +14,9 @@ from ..vir import REG_DECL, REG_DECL_ORDER, VReg, instr_defs, instr_uses
 
 Address, Vector = ir.Address, ir.Vector
 
+# class -> [None, %r1, %r2, ...]: each register operand made once (ir.Reg is immutable).
+_NUMBERED: dict = {cls: [None] for cls in REG_DECL}
+
 
 def number_registers(cg, func: ir.Function) -> None:
     # Every register, in order of first sighting (the dict's order), with the block it
@@ -64,12 +67,14 @@ def number_registers(cg, func: ir.Function) -> None:
             first.append(reg)
     params.sort(key=param_loads.__getitem__)
     counters = {cls: 0 for cls in REG_DECL}
-    prefixes = {cls: prefix for cls, (_, prefix) in REG_DECL.items()}
     names: dict = {}
     for reg in first + params + rest:
         n = counters[reg.cls] + 1
         counters[reg.cls] = n
-        names[reg] = ir.Reg(f"{prefixes[reg.cls]}{n}")
+        numbered = _NUMBERED[reg.cls]
+        if n == len(numbered):
+            numbered.append(ir.Reg(f"{REG_DECL[reg.cls][1]}{n}"))
+        names[reg] = numbered[n]
     for block in cg.blocks:
         for instr in block.instrs:
             ops = instr.operands
