@@ -29,7 +29,8 @@ class VReg:
     __slots__ = ("id", "cls")
 
     def __init__(self, id_: int, cls: str):
-        self.id, self.cls = id_, cls
+        self.id = id_
+        self.cls = cls
 
     def __repr__(self) -> str:
         return f"%v{self.cls}{self.id}"
@@ -187,7 +188,11 @@ class MemRef:
     __slots__ = ("base", "offset", "space", "ctype", "nc")
 
     def __init__(self, base, offset: int, space: str, ctype: S.Type, nc: bool = False):
-        self.base, self.offset, self.space, self.ctype, self.nc = base, offset, space, ctype, nc
+        self.base = base
+        self.offset = offset
+        self.space = space
+        self.ctype = ctype
+        self.nc = nc
 
 
 class VarRef:
