@@ -97,22 +97,6 @@ class FunctionCodegen:
         self.call_count = 0
         self.region_tag = None               # the inlined __noinline__ call being emitted
         self.regions: dict = {}              # id(instr) -> its region tag (fuse_multiply_add)
-        self.expr_dispatch = {
-            A.IntLit: self.gen_literal, A.CharLit: self.gen_literal, A.BoolConst: self.gen_literal,
-            A.FloatLit: self.gen_literal, A.Ident: self.gen_ident, A.Binary: self.gen_binary,
-            A.Unary: self.gen_unary, A.PreIncDec: self.gen_inc_dec, A.PostIncDec: self.gen_inc_dec,
-            A.Assign: self.gen_assign, A.Conditional: self.gen_conditional, A.Comma: self.gen_comma,
-            A.Call: self.gen_call, A.Index: self.gen_load_lvalue, A.Member: self.gen_member,
-            A.Cast: self.gen_cast, A.ImplicitCast: self.gen_cast, A.CxxCast: self.gen_cast,
-            A.SizeofExpr: self.gen_sizeof,
-            A.SizeofType: self.gen_sizeof, A.Construct: self.gen_construct,
-        }
-        self.stmt_dispatch = {
-            A.CompoundStmt: self.gen_compound, A.ExprStmt: self.gen_expr_stmt, A.IfStmt: self.gen_if,
-            A.ForStmt: self.gen_for, A.WhileStmt: self.gen_while, A.DoStmt: self.gen_do,
-            A.ReturnStmt: self.gen_return, A.BreakStmt: self.gen_break, A.ContinueStmt: self.gen_continue,
-            A.Declaration: self.gen_declaration, A.SwitchStmt: self.gen_switch, A.AsmStmt: self.gen_asm,
-        }
 
     # ---- emission helpers ------------------------------------------------------------
     def new_reg(self, cls: str) -> VReg:
@@ -545,10 +529,10 @@ class FunctionCodegen:
             self.gen_stmt(item)
 
     def gen_stmt(self, stmt) -> None:
-        handler = self.stmt_dispatch.get(type(stmt))
+        handler = _GEN_STMT.get(type(stmt))
         if handler is None:
             raise self.unsupported(_describe_stmt(stmt), stmt)
-        handler(stmt)
+        handler(self, stmt)
 
     def gen_compound(self, stmt: A.CompoundStmt) -> None:
         for item in stmt.items:
@@ -984,10 +968,10 @@ class FunctionCodegen:
 
     # ---- expressions -----------------------------------------------------------------
     def gen_expr(self, expr: A.Expr):
-        handler = self.expr_dispatch.get(type(expr))
+        handler = _GEN_EXPR.get(type(expr))
         if handler is None:
             raise self.unsupported(_describe_expr(expr), expr)
-        return handler(expr)
+        return handler(self, expr)
 
     def gen_literal(self, expr) -> ir.Imm:
         if isinstance(expr, A.FloatLit):
@@ -1947,6 +1931,24 @@ class FunctionCodegen:
         return handler(self, expr, t, want_value)
 
 
+# Node class -> the FunctionCodegen method that generates it.
+_GEN_EXPR = {
+    A.IntLit: FunctionCodegen.gen_literal, A.CharLit: FunctionCodegen.gen_literal, A.BoolConst: FunctionCodegen.gen_literal,
+    A.FloatLit: FunctionCodegen.gen_literal, A.Ident: FunctionCodegen.gen_ident, A.Binary: FunctionCodegen.gen_binary,
+    A.Unary: FunctionCodegen.gen_unary, A.PreIncDec: FunctionCodegen.gen_inc_dec, A.PostIncDec: FunctionCodegen.gen_inc_dec,
+    A.Assign: FunctionCodegen.gen_assign, A.Conditional: FunctionCodegen.gen_conditional, A.Comma: FunctionCodegen.gen_comma,
+    A.Call: FunctionCodegen.gen_call, A.Index: FunctionCodegen.gen_load_lvalue, A.Member: FunctionCodegen.gen_member,
+    A.Cast: FunctionCodegen.gen_cast, A.ImplicitCast: FunctionCodegen.gen_cast, A.CxxCast: FunctionCodegen.gen_cast,
+    A.SizeofExpr: FunctionCodegen.gen_sizeof, A.SizeofType: FunctionCodegen.gen_sizeof, A.Construct: FunctionCodegen.gen_construct,
+}
+_GEN_STMT = {
+    A.CompoundStmt: FunctionCodegen.gen_compound, A.ExprStmt: FunctionCodegen.gen_expr_stmt, A.IfStmt: FunctionCodegen.gen_if,
+    A.ForStmt: FunctionCodegen.gen_for, A.WhileStmt: FunctionCodegen.gen_while, A.DoStmt: FunctionCodegen.gen_do,
+    A.ReturnStmt: FunctionCodegen.gen_return, A.BreakStmt: FunctionCodegen.gen_break, A.ContinueStmt: FunctionCodegen.gen_continue,
+    A.Declaration: FunctionCodegen.gen_declaration, A.SwitchStmt: FunctionCodegen.gen_switch, A.AsmStmt: FunctionCodegen.gen_asm,
+}
+
+
 _FOLDED_APPROX = {"__sinf": math.sin, "__cosf": math.cos}
 
 
@@ -2317,8 +2319,8 @@ class ModuleCodegen:
                 SourceLoc(self.filename, *fsym.loc)))
             return None
         finally:
-            # Its dispatch tables (its own bound methods) and closures make cycles that
-            # would keep the whole codegen state (memo, uses, ranks, blocks, dropped
+            # Closures made while generating can refer back to it: cycles that would
+            # keep the whole codegen state (memo, uses, ranks, blocks, dropped
             # instructions) alive until the cyclic GC finds it.  Nothing reads the
             # object after this: emptied, reference counting frees that state now.
             cg.__dict__.clear()
