@@ -228,7 +228,11 @@ class FunctionCodegen:
         if commute and len(sources) == 2 and _COMMUTES[opcode] and sources[1].__class__ is not ir.Imm and (
                 sources[0].__class__ is ir.Imm or self.value_rank(sources[0]) > self.value_rank(sources[1])):
             sources = (sources[1], sources[0])
-        key = (opcode, *[s if s.__class__ is VReg else value_key(s) for s in sources])
+        if len(sources) == 2:   # (the common case, without building a list)
+            a, b = sources
+            key = (opcode, a if a.__class__ is VReg else value_key(a), b if b.__class__ is VReg else value_key(b))
+        else:
+            key = (opcode, *[s if s.__class__ is VReg else value_key(s) for s in sources])
         found = self.memo.get(key)
         if found is not None:
             return found
