@@ -159,10 +159,13 @@ class FunctionCodegen:
         """Remember `value` (a register just computed) as what `key` computes."""
         (self.loaded if key[0] == "ld" else self.memo)[key] = value
         self.value_keys[value] = key
+        mutable = self.mutable
+        if not mutable:
+            return
         for part in key:
-            if part.__class__ is VReg and part in self.mutable:
+            if part.__class__ is VReg and part in mutable:
                 self.memo_deps.setdefault(part, set()).add(key)
-        if value.__class__ is VReg and value in self.mutable:
+        if value.__class__ is VReg and value in mutable:
             self.memo_deps.setdefault(value, set()).add(key)
 
     def place(self, label: str) -> None:
