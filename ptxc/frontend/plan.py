@@ -53,6 +53,9 @@ def _child_fields(cls) -> tuple:
     return names
 
 
+_Node = A.Node
+
+
 def children(node):
     """The AST nodes directly inside `node` (lists flattened)."""
     cls = node.__class__
@@ -62,11 +65,11 @@ def children(node):
     out = []
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, A.Node):
+        if isinstance(value, _Node):
             out.append(value)
-        elif isinstance(value, list):
+        elif value.__class__ is list:
             for item in value:
-                if isinstance(item, A.Node):
+                if isinstance(item, _Node):
                     out.append(item)
                 elif isinstance(item, tuple):  # asm operands: (constraint, expr)
                     out.extend(x for x in item if isinstance(x, A.Node))
