@@ -1751,7 +1751,9 @@ class FunctionCodegen:
 
     def convert(self, value, src: S.Type, dst: S.Type):
         src, dst = S.unqualified(src), S.unqualified(dst)
-        if src == dst or value is None:
+        # (types of different classes are never equal: the class test spares `==` its
+        # dataclass __eq__ calls, both ways)
+        if value is None or src is dst or (src.__class__ is dst.__class__ and src == dst):
             return value
         if isinstance(src, (S.PointerType, S.ArrayType, S.FunctionType)) and isinstance(dst, S.PointerType):
             return value

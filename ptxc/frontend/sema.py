@@ -313,7 +313,7 @@ def arithmetic_common(a: Type, b: Type) -> Type:
     if (a_float and a == FLOAT) or (b_float and b == FLOAT):
         return FLOAT
     assert isinstance(a, IntType) and isinstance(b, IntType)
-    if a == b:
+    if a is b or a == b:
         return a
     if a.signed == b.signed:
         return a if a.rank > b.rank else b
@@ -1152,7 +1152,7 @@ class Analyzer:
         return expr
 
     def implicit(self, expr: A.Expr, t: Type) -> A.Expr:
-        if expr.type is t or expr.type == t:
+        if expr.type is t or (expr.type.__class__ is t.__class__ and expr.type == t):
             return expr
         if isinstance(expr, A.ImplicitCast) and unqualified(expr.type) == unqualified(t):
             return expr
