@@ -559,13 +559,6 @@ class Lexer:
                 line += text.count("\n", newline, start)
                 line_start = text.rindex("\n", newline, start) + 1
                 newline = next_newline(end)
-            if kind == "COMMENT":
-                newlines = value.count("\n")
-                if newlines:
-                    line += newlines
-                    line_start = start + value.rindex("\n") + 1
-                    newline = next_newline(end)
-                continue
             column = start - line_start + 1
             if kind == "IDENTIFIER":
                 kind = keywords.get(value, "IDENTIFIER")
@@ -593,6 +586,13 @@ class Lexer:
                         depth -= 1
                     elif value == ";" and depth == 0:
                         in_typedef = False
+            elif kind == "COMMENT":
+                newlines = value.count("\n")
+                if newlines:
+                    line += newlines
+                    line_start = start + value.rindex("\n") + 1
+                    newline = next_newline(end)
+                continue
             elif kind == "ERROR":
                 what = "missing terminating '\"' character" if value == '"' else \
                     "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
