@@ -5,7 +5,8 @@ register variable is set once (a struct field, an inlined function's result); wh
 is written only by the copy and %b does not change after it -- %b is written once, or
 only in the copy's block before the copy -- the copy is only a second name, which
 mem2reg/SROA would not have made.  Expects: vir blocks.  Guarantees: every read of %a
-reads %b (same class), which holds the same value there.
+reads %b (same class), which holds the same value there; after a renaming, `cg.uses`
+(codegen's use counts) is None.
 """
 from __future__ import annotations
 
