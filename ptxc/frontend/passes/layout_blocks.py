@@ -18,6 +18,8 @@ def layout_blocks(cg, func: ir.Function) -> None:
     aliases = dict(cg.aliases)
 
     def resolve(label):
+        if label not in aliases:    # (most labels: no set made)
+            return label
         seen = set()
         while label in aliases and label not in seen:
             seen.add(label)
