@@ -3,14 +3,17 @@
 
     python scripts/bench_frontend.py              # every frontend kernel of testsuite/
     python scripts/bench_frontend.py --runs 5 fe_softmax.cu saxpy.cu
+    python scripts/bench_frontend.py --counts     # speed only, as deterministic counts too
 
 For each kernel file: the PTX instructions ptxc writes / those nvcc -ptx writes (the
 same counting for both: instruction lines of every function body, labels and
 directives excluded), and their geometric mean over the files (goal: <= 1.1).  Then
 the frontend's speed: source lines compiled per second of CPU time (preprocess,
 parse, sema, codegen and printing the PTX; best of --runs), goal >= 20,000.  CPU time,
-not wall time, because the machines this runs on are shared.  No test asserts on
-these numbers.
+not wall time, because the machines this runs on are shared.  Where they are so shared
+that CPU time moves by +-15% between runs, --counts also counts what compiling the
+files once executes: Python function calls and bytecodes (the same numbers on every
+run of the same code).  No test asserts on these numbers.
 """
 from __future__ import annotations
 
@@ -76,13 +79,52 @@ def speed(paths: list[Path], runs: int) -> tuple[int, float]:
     return lines, best
 
 
+def counts(paths: list[Path]) -> tuple[int, int]:
+    """(Python function calls, bytecodes) of compiling and printing the files once,
+    after one untraced pass (so that what runs once per process is not counted)."""
+    sources = [(p.read_text(), str(p)) for p in paths]
+
+    def compile_all():
+        for text, name in sources:
+            print_module(compile_cuda(text, name)[0])
+    compile_all()
+    calls = bytecodes = 0
+
+    def profile(frame, event, arg):
+        nonlocal calls
+        if event == "call":
+            calls += 1
+
+    def trace(frame, event, arg):
+        nonlocal bytecodes
+        frame.f_trace_opcodes, frame.f_trace_lines = True, False
+        if event == "opcode":
+            bytecodes += 1
+        return trace
+    sys.setprofile(profile)
+    compile_all()
+    sys.setprofile(None)
+    sys.settrace(trace)
+    compile_all()
+    sys.settrace(None)
+    return calls, bytecodes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", help="testsuite kernel files (default: all of the frontend's)")
     parser.add_argument("--runs", type=int, default=5, help="speed: best of this many passes")
+    parser.add_argument("--counts", action="store_true",
+                        help="only the speed, with the calls and bytecodes of one pass")
     args = parser.parse_args()
     names = args.files or frontend_kernels()
     paths = [TESTSUITE / name if not Path(name).exists() else Path(name) for name in names]
+    if args.counts:
+        lines, seconds = speed(paths, args.runs)
+        calls, bytecodes = counts(paths)
+        print(f"frontend speed: {lines} lines in {seconds * 1000:.0f} ms CPU = {lines / seconds:,.0f} lines/s; "
+              f"one pass: {calls:,} Python calls, {bytecodes / 1e6:.2f} M bytecodes")
+        return 0
     ratios = []
     print(f"{'kernel file':28} {'ptxc':>6} {'nvcc':>6} {'ratio':>6}")
     with tempfile.TemporaryDirectory() as tmp:

@@ -50,9 +50,6 @@ def compile_cuda(source: str, filename: str, arch: str = "sm_89", ptx_version: s
     try:
         program, analyzer = parse_cuda(source, filename, arch)
         module = generate(analyzer, filename, arch, ptx_version, source, program.pragmas)
-        # The analyzer's dispatch tables hold its own bound methods: a cycle that keeps it
-        # (scopes, symbols) for the cyclic GC.  Nothing here uses it again: broken now.
-        analyzer._expr_dispatch = analyzer._stmt_dispatch = None
     finally:
         if enabled:
             gc.enable()

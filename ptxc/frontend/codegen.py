@@ -40,7 +40,7 @@ from .plan import children, loop_pragmas, plan_body
 from .vir import (AggValue, RegAgg, is_aggregate, leaf_range, leaves, FLOAT_CMP, FLOAT_INVERSE, GENERIC, INT_CMP, INVERSE, SPECIAL_REGS, SWAPPED, Block, MemRef,
                   PointerInfo, Unsupported, VarRef, VReg, arith_type, bits, canonical_compare, cvt_int, defines,
                   exact_reciprocal, f32_bits, float_type, fold_compare, imm_for, int_type, memory_type, mov_type,
-                  param_type, reg_class, sel_type, value_key, is_pure, READS_FIRST)
+                  param_type, reg_class, sel_type, value_key, OpcodeTable, PURE_OPCODE, READS_FIRST)
 
 
 class FunctionCodegen:
@@ -53,10 +53,15 @@ class FunctionCodegen:
         self.blocks: list[Block] = []
         self.block: Block = self.new_block()
         self.memo: dict = {}                 # value numbering: key -> value, valid where the block is
+        self.loaded: dict = {}               # the same for loads (what a store may make stale)
+        self.value_keys: dict = {}           # value -> the one key memo_put stored it under
         self.memo_deps: dict = {}            # variable register -> memo keys that read it
         self.write_log: list = []            # variable registers written, in order (for regions)
         self.clobber_log: list = []          # memory spaces clobbered, in order (for regions)
-        self.uses: dict[VReg, int] = {}      # uses so far (for writing results in place)
+        # Reads of each register by the instructions emitted (vir.instr_uses counted; an
+        # inline asm's outputs after the first count too): for writing results in place,
+        # and eliminate_dead_code's counts unless a pass changed operands (then None).
+        self.uses: dict[VReg, int] | None = {}
         self.bindings: dict = {}             # VarSymbol -> operand (value) or VarRef (register)
         self.pointers: dict[VReg, PointerInfo] = {}
         self.kernel_pointers: dict[VReg, S.PointerType] = {}  # ld.param results of pointer params
@@ -92,22 +97,6 @@ class FunctionCodegen:
         self.call_count = 0
         self.region_tag = None               # the inlined __noinline__ call being emitted
         self.regions: dict = {}              # id(instr) -> its region tag (fuse_multiply_add)
-        self.expr_dispatch = {
-            A.IntLit: self.gen_literal, A.CharLit: self.gen_literal, A.BoolConst: self.gen_literal,
-            A.FloatLit: self.gen_literal, A.Ident: self.gen_ident, A.Binary: self.gen_binary,
-            A.Unary: self.gen_unary, A.PreIncDec: self.gen_inc_dec, A.PostIncDec: self.gen_inc_dec,
-            A.Assign: self.gen_assign, A.Conditional: self.gen_conditional, A.Comma: self.gen_comma,
-            A.Call: self.gen_call, A.Index: self.gen_load_lvalue, A.Member: self.gen_member,
-            A.Cast: self.gen_cast, A.ImplicitCast: self.gen_cast, A.CxxCast: self.gen_cast,
-            A.SizeofExpr: self.gen_sizeof,
-            A.SizeofType: self.gen_sizeof, A.Construct: self.gen_construct,
-        }
-        self.stmt_dispatch = {
-            A.CompoundStmt: self.gen_compound, A.ExprStmt: self.gen_expr_stmt, A.IfStmt: self.gen_if,
-            A.ForStmt: self.gen_for, A.WhileStmt: self.gen_while, A.DoStmt: self.gen_do,
-            A.ReturnStmt: self.gen_return, A.BreakStmt: self.gen_break, A.ContinueStmt: self.gen_continue,
-            A.Declaration: self.gen_declaration, A.SwitchStmt: self.gen_switch, A.AsmStmt: self.gen_asm,
-        }
 
     # ---- emission helpers ------------------------------------------------------------
     def new_reg(self, cls: str) -> VReg:
@@ -131,6 +120,7 @@ class FunctionCodegen:
 
     def forget_all(self) -> None:
         self.memo = {}
+        self.loaded = {}
         self.memo_deps = {}
         self.known = {}
 
@@ -140,13 +130,13 @@ class FunctionCodegen:
     # dominates), except values that read a variable written inside, or memory
     # written inside.  A loop's header also keeps what reads no variable and no memory.
     def region_start(self) -> tuple:
-        return (dict(self.memo), {k: set(v) for k, v in self.memo_deps.items()}, dict(self.known),
-                len(self.write_log), len(self.clobber_log))
+        return (dict(self.memo), dict(self.loaded), {k: set(v) for k, v in self.memo_deps.items()},
+                dict(self.known), len(self.write_log), len(self.clobber_log))
 
     def region_join(self, saved: tuple, loop_header: bool = False) -> None:
         """Now at a block dominated by where `saved` was taken (after place())."""
-        memo, deps, known, writes, clobbers = saved
-        memo = dict(memo)   # `saved` may serve several joins: each gets its own copy
+        memo, loaded, deps, known, writes, clobbers = saved
+        memo, loaded = dict(memo), dict(loaded)   # `saved` may serve several joins: each gets its own copy
         written = set(self.write_log[writes:])
         spaces = set(self.clobber_log[clobbers:])
         stale = set()
@@ -154,21 +144,28 @@ class FunctionCodegen:
             stale.update(deps.get(reg, ()))
         if loop_header or spaces:
             every = loop_header or "generic" in spaces or "all" in spaces
-            stale.update(k for k in memo if k[0] == "ld" and k[1] not in ("param", "const")
+            stale.update(k for k in loaded if k[1] not in ("param", "const")
                          and (every or k[1] in spaces or k[1] == "generic"))
         for key in stale:
             memo.pop(key, None)
+            loaded.pop(key, None)
         self.memo = memo
+        self.loaded = loaded
         self.memo_deps = {reg: keys - stale for reg, keys in deps.items() if reg not in written}
         self.known = {reg: value for reg, value in known.items()
                       if reg not in written and not (loop_header and reg in self.mutable)}
 
     def memo_put(self, key: tuple, value) -> None:
-        self.memo[key] = value
+        """Remember `value` (a register just computed) as what `key` computes."""
+        (self.loaded if key[0] == "ld" else self.memo)[key] = value
+        self.value_keys[value] = key
+        mutable = self.mutable
+        if not mutable:
+            return
         for part in key:
-            if part.__class__ is VReg and part in self.mutable:
+            if part.__class__ is VReg and part in mutable:
                 self.memo_deps.setdefault(part, set()).add(key)
-        if value.__class__ is VReg and value in self.mutable:
+        if value.__class__ is VReg and value in mutable:
             self.memo_deps.setdefault(value, set()).add(key)
 
     def place(self, label: str) -> None:
@@ -193,18 +190,31 @@ class FunctionCodegen:
     def emit(self, opcode: str, *operands, guard: VReg | None = None, negated: bool = False,
              rank: bool = True) -> ir.Instr:
         instrs = self.block.instrs
-        if instrs and instrs[-1].opcode[:3] in _TERMINATORS:
+        if instrs and _ENDS_BLOCK[instrs[-1].opcode]:
             self.new_block()  # code after a branch or ret starts a new (possibly dead) block
             instrs = self.block.instrs
         instr = ir.Instr(opcode, list(operands), guard, negated)
         uses = self.uses
-        defining = bool(operands) and operands[0].__class__ is VReg and not READS_FIRST[opcode]  # defines()
-        for op in (operands[1:] if defining else operands):
+        read = operands     # (what vir.instr_uses lists)
+        defining = False
+        if operands:
+            first = operands[0].__class__
+            if first is VReg and not READS_FIRST[opcode]:  # defines()
+                defining = True
+                read = operands[1:]
+            elif first is _Vector:  # results (ld.v4, mov.b64 {lo, hi})
+                read = operands[1:]
+        for op in read:
             cls = op.__class__
             if cls is VReg:
                 uses[op] = uses.get(op, 0) + 1
-            elif cls is ir.Address and op.base.__class__ is VReg:
-                uses[op.base] = uses.get(op.base, 0) + 1
+            elif cls is _Address:
+                if op.base.__class__ is VReg:
+                    uses[op.base] = uses.get(op.base, 0) + 1
+            elif cls is _Vector:
+                for reg in op.elems:
+                    if reg.__class__ is VReg:
+                        uses[reg] = uses.get(reg, 0) + 1
         if guard is not None:
             uses[guard] = uses.get(guard, 0) + 1
         instrs.append(instr)
@@ -218,10 +228,14 @@ class FunctionCodegen:
         """A pure instruction: reuse an identical one from this block if there is one.
         A commutative one gets its operands in LLVM's Reassociate order (lower rank
         first, constants last): it decides which product an add fuses with."""
-        if commute and len(sources) == 2 and opcode.startswith(_COMMUTATIVE) and sources[1].__class__ is not ir.Imm and (
+        if commute and len(sources) == 2 and _COMMUTES[opcode] and sources[1].__class__ is not ir.Imm and (
                 sources[0].__class__ is ir.Imm or self.value_rank(sources[0]) > self.value_rank(sources[1])):
             sources = (sources[1], sources[0])
-        key = (opcode, *[s if s.__class__ is VReg else value_key(s) for s in sources])
+        if len(sources) == 2:   # (the common case, without building a list)
+            a, b = sources
+            key = (opcode, a if a.__class__ is VReg else value_key(a), b if b.__class__ is VReg else value_key(b))
+        else:
+            key = (opcode, *[s if s.__class__ is VReg else value_key(s) for s in sources])
         found = self.memo.get(key)
         if found is not None:
             return found
@@ -250,18 +264,22 @@ class FunctionCodegen:
         dst = instr.operands[0]
         if dst in self.ranks:
             return
-        opcode = instr.opcode
-        if opcode.startswith("ld.param"):
+        kind = _RANK_KIND[instr.opcode]
+        if kind is _PARAM_RANK:
             rank = 3 + self.param_loads.get(dst, 0)
-        elif not is_pure(instr) or opcode.startswith(("ld.", "div", "rem")):
+        elif kind is _NEXT_RANK:
             rank = self.unmovable_rank()
         else:
             rank = 0
+            ranks = self.ranks
             for op in instr.operands[1:]:
                 if op.__class__ is VReg:
-                    r = self.ranks.get(op)
-                    rank = max(rank, r if r is not None else self.value_rank(op))
-            if not opcode.startswith(("neg", "not")):
+                    r = ranks.get(op)
+                    if r is None:
+                        r = self.value_rank(op)
+                    if r > rank:
+                        rank = r
+            if kind is _ABOVE_RANK:
                 rank += 1
         self.ranks[dst] = rank
 
@@ -269,14 +287,14 @@ class FunctionCodegen:
         """Memory in `space` may have changed: forget loaded values that may alias it
         (a generic access, a barrier or an atomic may change any of them)."""
         self.clobber_log.append(space)
-        if not self.memo:
+        if not self.loaded:
             return
         if space in ("generic", "all"):
-            stale = [k for k in self.memo if k[0] == "ld" and k[1] not in ("param", "const")]
+            stale = [k for k in self.loaded if k[1] not in ("param", "const")]
         else:
-            stale = [k for k in self.memo if k[0] == "ld" and k[1] in (space, "generic")]
+            stale = [k for k in self.loaded if k[1] in (space, "generic")]
         for key in stale:
-            del self.memo[key]
+            del self.loaded[key]
 
     def write_reg(self, reg: VReg) -> None:
         """`reg` (a variable's register) is about to change: forget values derived from it."""
@@ -286,8 +304,12 @@ class FunctionCodegen:
         if keys:
             for key in keys:
                 self.memo.pop(key, None)
-        if reg not in self.mutable and self.memo:  # a temporary a variable takes over
-            self.memo = {k: v for k, v in self.memo.items() if v is not reg and reg not in k}
+                self.loaded.pop(key, None)
+        if reg not in self.mutable:  # a temporary a variable takes over
+            if self.memo:
+                self.memo = {k: v for k, v in self.memo.items() if v is not reg and reg not in k}
+            if self.loaded:
+                self.loaded = {k: v for k, v in self.loaded.items() if v is not reg and reg not in k}
 
     def place_forward(self, label: str) -> None:
         """Start `label`'s block, unless nothing branches to it (it is only ever reached
@@ -514,10 +536,10 @@ class FunctionCodegen:
             self.gen_stmt(item)
 
     def gen_stmt(self, stmt) -> None:
-        handler = self.stmt_dispatch.get(type(stmt))
+        handler = _GEN_STMT.get(type(stmt))
         if handler is None:
             raise self.unsupported(_describe_stmt(stmt), stmt)
-        handler(stmt)
+        handler(self, stmt)
 
     def gen_compound(self, stmt: A.CompoundStmt) -> None:
         for item in stmt.items:
@@ -953,10 +975,10 @@ class FunctionCodegen:
 
     # ---- expressions -----------------------------------------------------------------
     def gen_expr(self, expr: A.Expr):
-        handler = self.expr_dispatch.get(type(expr))
+        handler = _GEN_EXPR.get(type(expr))
         if handler is None:
             raise self.unsupported(_describe_expr(expr), expr)
-        return handler(expr)
+        return handler(self, expr)
 
     def gen_literal(self, expr) -> ir.Imm:
         if isinstance(expr, A.FloatLit):
@@ -1464,7 +1486,7 @@ class FunctionCodegen:
         cls = reg_class(t)
         opcode = f"ld{volatile}{space}{nc}.{mtype}"
         key = ("ld", lv.space, opcode, value_key(lv.base), lv.offset)
-        dst = self.memo.get(key) if not volatile else None
+        dst = self.loaded.get(key) if not volatile else None
         if dst is None:
             dst = self.new_reg("rs" if cls == "p" else cls)
             instr = self.emit(opcode, dst, ir.Address(lv.base, lv.offset))
@@ -1552,8 +1574,11 @@ class FunctionCodegen:
                 and last.operands and last.operands[0] is value and self.uses.get(value, 0) == 0
                 and value.cls == reg.cls and value not in self.param_loads and defines(last)):
             last.operands[0] = reg
-            for key in [k for k, v in self.memo.items() if v is value]:
-                del self.memo[key]
+            key = self.value_keys.get(value)    # the only key that may still name it
+            if key is not None:
+                memo = self.loaded if key[0] == "ld" else self.memo
+                if memo.get(key) is value:
+                    del memo[key]
             return
         if value is reg:
             return
@@ -1726,7 +1751,9 @@ class FunctionCodegen:
 
     def convert(self, value, src: S.Type, dst: S.Type):
         src, dst = S.unqualified(src), S.unqualified(dst)
-        if src == dst or value is None:
+        # (types of different classes are never equal: the class test spares `==` its
+        # dataclass __eq__ calls, both ways)
+        if value is None or src is dst or (src.__class__ is dst.__class__ and src == dst):
             return value
         if isinstance(src, (S.PointerType, S.ArrayType, S.FunctionType)) and isinstance(dst, S.PointerType):
             return value
@@ -1913,6 +1940,24 @@ class FunctionCodegen:
         return handler(self, expr, t, want_value)
 
 
+# Node class -> the FunctionCodegen method that generates it.
+_GEN_EXPR = {
+    A.IntLit: FunctionCodegen.gen_literal, A.CharLit: FunctionCodegen.gen_literal, A.BoolConst: FunctionCodegen.gen_literal,
+    A.FloatLit: FunctionCodegen.gen_literal, A.Ident: FunctionCodegen.gen_ident, A.Binary: FunctionCodegen.gen_binary,
+    A.Unary: FunctionCodegen.gen_unary, A.PreIncDec: FunctionCodegen.gen_inc_dec, A.PostIncDec: FunctionCodegen.gen_inc_dec,
+    A.Assign: FunctionCodegen.gen_assign, A.Conditional: FunctionCodegen.gen_conditional, A.Comma: FunctionCodegen.gen_comma,
+    A.Call: FunctionCodegen.gen_call, A.Index: FunctionCodegen.gen_load_lvalue, A.Member: FunctionCodegen.gen_member,
+    A.Cast: FunctionCodegen.gen_cast, A.ImplicitCast: FunctionCodegen.gen_cast, A.CxxCast: FunctionCodegen.gen_cast,
+    A.SizeofExpr: FunctionCodegen.gen_sizeof, A.SizeofType: FunctionCodegen.gen_sizeof, A.Construct: FunctionCodegen.gen_construct,
+}
+_GEN_STMT = {
+    A.CompoundStmt: FunctionCodegen.gen_compound, A.ExprStmt: FunctionCodegen.gen_expr_stmt, A.IfStmt: FunctionCodegen.gen_if,
+    A.ForStmt: FunctionCodegen.gen_for, A.WhileStmt: FunctionCodegen.gen_while, A.DoStmt: FunctionCodegen.gen_do,
+    A.ReturnStmt: FunctionCodegen.gen_return, A.BreakStmt: FunctionCodegen.gen_break, A.ContinueStmt: FunctionCodegen.gen_continue,
+    A.Declaration: FunctionCodegen.gen_declaration, A.SwitchStmt: FunctionCodegen.gen_switch, A.AsmStmt: FunctionCodegen.gen_asm,
+}
+
+
 _FOLDED_APPROX = {"__sinf": math.sin, "__cosf": math.cos}
 
 
@@ -1992,10 +2037,31 @@ def _float_identity(op: str, c: float) -> bool:
     return False
 
 
-_TERMINATORS = ("bra", "ret", "exi")
+_Address, _Vector = ir.Address, ir.Vector
+
+# Opcodes after which code starts a new block.
+_ENDS_BLOCK = OpcodeTable(lambda opcode: opcode.startswith(("bra", "ret", "exi")))
 
 # Opcodes whose two operands commute (LLVM orders them by rank).
 _COMMUTATIVE = ("add.", "mul.lo", "mul.wide", "mul.f", "and.", "or.", "xor.", "min.", "max.", "mul24.", "mul.hi")
+_COMMUTES = OpcodeTable(lambda opcode: opcode.startswith(_COMMUTATIVE))
+
+
+# How an instruction's result is ranked (FunctionCodegen.rank_instruction): as a kernel
+# parameter, with the next rank in program order, with its highest operand's rank, or
+# one above that.
+_PARAM_RANK, _NEXT_RANK, _SAME_RANK, _ABOVE_RANK = "param", "next", "same", "above"
+
+
+def _rank_kind(opcode: str) -> str:
+    if opcode.startswith("ld.param"):
+        return _PARAM_RANK
+    if not PURE_OPCODE[opcode] or opcode.startswith(("ld.", "div", "rem")):
+        return _NEXT_RANK
+    return _SAME_RANK if opcode.startswith(("neg", "not")) else _ABOVE_RANK
+
+
+_RANK_KIND = OpcodeTable(_rank_kind)
 
 
 class RegPointer:
@@ -2262,8 +2328,8 @@ class ModuleCodegen:
                 SourceLoc(self.filename, *fsym.loc)))
             return None
         finally:
-            # Its dispatch tables (its own bound methods) and closures make cycles that
-            # would keep the whole codegen state (memo, uses, ranks, blocks, dropped
+            # Closures made while generating can refer back to it: cycles that would
+            # keep the whole codegen state (memo, uses, ranks, blocks, dropped
             # instructions) alive until the cyclic GC finds it.  Nothing reads the
             # object after this: emptied, reference counting frees that state now.
             cg.__dict__.clear()

@@ -355,7 +355,8 @@ def _expand(cg, tpl: Template, args: list) -> dict:
         kind = step[0]
         if kind == "instr":
             _, opcode, specs, guard, negated, frame = step
-            operands = [value(s) for s in specs]
+            # (a register -- most operands -- without the call: value's first case)
+            operands = [(regs.get(s[1]) or reg(s[1])) if s[0] == 0 else value(s) for s in specs]
             if frame:
                 operands[2] = ir.Imm(operands[2].value + depot)
             instr = emit(opcode, *operands, guard=reg(guard) if guard else None, negated=negated, rank=False)

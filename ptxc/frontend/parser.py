@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast as _pyast
 import re
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
 
 from lark import Lark, Transformer, Tree
@@ -42,14 +43,13 @@ def grammar_path() -> Path:
 
 class Token:
     """A lexed token: `type` is the grammar's terminal name (IDENTIFIER, LPAR, ...)."""
-    __slots__ = ("type", "value", "line", "column", "end_column")
+    __slots__ = ("type", "value", "line", "column")
 
     def __init__(self, type_: str, value: str, line: int, column: int):
         self.type = type_
         self.value = value
         self.line = line
         self.column = column
-        self.end_column = column + len(value)
 
     def __repr__(self) -> str:
         return f"Token({self.type}, {self.value!r}, {self.line}:{self.column})"
@@ -543,26 +543,22 @@ class Lexer:
         depth = 0
         expect_tag = False
         previous = ""
-        pos = 0
+        def next_newline(at: int) -> int:
+            found = text.find("\n", at)
+            return found if found >= 0 else len(text)
+        # The first line break not counted yet: only a block comment has one inside, so
+        # a token that starts past it has line breaks in the whitespace before it.
+        newline = next_newline(0)
         for m in self.master.finditer(text):
             kind = m.lastgroup
             if kind is None:  # trailing whitespace
                 break
-            value = m.group(kind)
-            end = m.end()
-            start = end - len(value)
-            if start != pos:    # whitespace before the token: count its line breaks
-                newlines = text.count("\n", pos, start)
-                if newlines:
-                    line += newlines
-                    line_start = text.rindex("\n", pos, start) + 1
-            pos = end
-            if kind == "COMMENT":
-                newlines = value.count("\n")
-                if newlines:
-                    line += newlines
-                    line_start = start + value.rindex("\n") + 1
-                continue
+            start, end = m.span(kind)
+            value = text[start:end]
+            if start > newline:
+                line += text.count("\n", newline, start)
+                line_start = text.rindex("\n", newline, start) + 1
+                newline = next_newline(end)
             column = start - line_start + 1
             if kind == "IDENTIFIER":
                 kind = keywords.get(value, "IDENTIFIER")
@@ -590,16 +586,22 @@ class Lexer:
                         depth -= 1
                     elif value == ";" and depth == 0:
                         in_typedef = False
+            elif kind == "COMMENT":
+                newlines = value.count("\n")
+                if newlines:
+                    line += newlines
+                    line_start = start + value.rindex("\n") + 1
+                    newline = next_newline(end)
+                continue
             elif kind == "ERROR":
                 what = "missing terminating '\"' character" if value == '"' else \
                     "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
                 raise SyntaxErrorAt(what, line, column)
             previous = value
             yield Token(kind, value, line, column)
-        newlines = text.count("\n", pos)
-        if newlines:
-            line += newlines
-            line_start = text.rindex("\n", pos) + 1
+        if newline < len(text):
+            line += text.count("\n", newline)
+            line_start = text.rindex("\n", newline) + 1
         yield Token("$END", "", line, len(text) - line_start + 1)
 
 
@@ -662,6 +664,8 @@ class Parser:
                     state = action
                     break
                 if action is None:
+                    if state == end_state and ttype == "$END":   # accept
+                        return values[-1]
                     raise self.error(tok, state, values)
                 size, origin, callback = action
                 if callback is None:  # a `?rule` with one child: the child is the value
@@ -680,6 +684,10 @@ class Parser:
                         units[key] = target
                     state = states[-1] = target
                     continue
+                if size == 1:   # the most common size: the stacks' tops are replaced
+                    state = states[-1] = gotos[states[-2]][origin]
+                    values[-1] = callback([values[-1]])
+                    continue
                 if size:
                     children = values[-size:]
                     del states[-size:]
@@ -689,8 +697,6 @@ class Parser:
                 state = gotos[states[-1]][origin]
                 states.append(state)
                 values.append(callback(children))
-                if ttype == "$END" and state == end_state:
-                    return values[-1]
         raise AssertionError("the parser ended without accepting")
 
     def error(self, tok: Token, state: int, values: list) -> SyntaxErrorAt:
@@ -712,32 +718,84 @@ class Parser:
 
 
 def _direct_callback(callback, size: int):
-    """Lark's rule callback, without its generic child filter where a plain selection
-    of children does the same: the filter loops over (index, expand, add_none) triples
-    on every reduction; this picks the kept children (and the `[x]` placeholders'
-    Nones) with one list comprehension, or passes them on as they are."""
+    """Lark's rule callback, without its generic child filter: the filter loops over
+    (index, expand, add_none) triples on every reduction; this picks the kept children
+    (and the `[x]` placeholders' Nones) with one list comprehension, passes them on as
+    they are, or splices inlined rules' lists in (`_splicing`)."""
     kind = type(callback).__name__
     if kind not in ("ChildFilterLALR", "ChildFilterLALR_NoPlaceholders"):
         return _tree_builder(callback)
-    picks: list = []
-    for entry in callback.to_include:
-        index, expand = entry[0], entry[1]
-        if expand:      # an inlined `_rule`: splices its tree's children; keep Lark's filter
-            return callback
-        picks += [None] * (entry[2] if len(entry) > 2 else 0)
-        picks.append(index)
-    picks += [None] * getattr(callback, "append_none", 0)
+    entries = [(entry[0], entry[1], entry[2] if len(entry) > 2 else 0) for entry in callback.to_include]
+    trailing = getattr(callback, "append_none", 0)
     build = _tree_builder(callback.node_builder)
+    if any(expand for _, expand, _ in entries):
+        return _splicing(entries, trailing, build)
+    picks: list = []
+    for index, _, nones in entries:
+        picks += [None] * nones
+        picks.append(index)
+    picks += [None] * trailing
     if picks == list(range(size)):
         return build    # every child, in order (`children` is a fresh list already)
-    return lambda children: build([None if k is None else children[k] for k in picks])
+    if None in picks:
+        return lambda children: build([None if k is None else children[k] for k in picks])
+    if not picks:
+        return lambda children: build([])
+    if len(picks) == 1:     # (an itemgetter of one index gives the item, not a tuple)
+        pick = picks[0]
+        return lambda children: build([children[pick]])
+    select = itemgetter(*picks)
+    return lambda children: build(list(select(children)))
+
+
+def _splicing(entries: list, trailing: int, build):
+    """The callback of a rule that uses inlined rules (`_rule`, `x*`, `x+`): their values
+    are lists of children (`_inlined`), spliced into this rule's children."""
+    first, first_expand, first_nones = entries[0]
+    rest = entries[1:]
+    if first_expand and not first_nones and not trailing and not any(e or n for _, e, n in rest):
+        # A left-recursive list (`items: items "," item`): it grows in place, as with
+        # Lark's own filter for LALR.
+        picks = [index for index, _, _ in rest]
+        if not picks:
+            return lambda children: build(children[first])
+        if len(picks) == 1:
+            pick = picks[0]
+
+            def append_one(children):
+                kept = children[first]
+                kept.append(children[pick])
+                return build(kept)
+            return append_one
+
+    def splice(children):
+        kept = []
+        for index, expand, nones in entries:
+            if nones:
+                kept += [None] * nones
+            if expand:
+                kept += children[index]
+            else:
+                kept.append(children[index])
+        if trailing:
+            kept += [None] * trailing
+        return build(kept)
+    return splice
+
+
+def _inlined(children: list) -> list:
+    """The value of an inlined rule: its children, which the rule using it splices in."""
+    return children
 
 
 def _tree_builder(builder):
-    """A rule without a BuildAst method (an inlined `_rule`, a `*` repetition) builds
-    the Tree that Transformer.__default__ would, without its two call layers."""
+    """A rule without a BuildAst method builds the Tree that Transformer.__default__
+    would, without its two call layers; an inlined rule (`_rule`, Lark's `__x_star`
+    repetitions) just its list of children."""
     if isinstance(builder, partial) and builder.func.__name__ == "default_callback":
         name = builder.args[0]
+        if name.startswith("_"):
+            return _inlined
         return lambda children: Tree(name, children)
     return builder
 

@@ -53,6 +53,9 @@ def _child_fields(cls) -> tuple:
     return names
 
 
+_Node = A.Node
+
+
 def children(node):
     """The AST nodes directly inside `node` (lists flattened)."""
     cls = node.__class__
@@ -62,15 +65,21 @@ def children(node):
     out = []
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, A.Node):
+        if isinstance(value, _Node):
             out.append(value)
-        elif isinstance(value, list):
+        elif value.__class__ is list:
             for item in value:
-                if isinstance(item, A.Node):
+                if isinstance(item, _Node):
                     out.append(item)
                 elif isinstance(item, tuple):  # asm operands: (constraint, expr)
                     out.extend(x for x in item if isinstance(x, A.Node))
     return out
+
+
+# The node classes without child nodes (names, literals): the walk skips them.
+_LEAVES = frozenset(cls for cls in vars(A).values()
+                    if isinstance(cls, type) and issubclass(cls, A.Node) and dataclasses.is_dataclass(cls)
+                    and not _child_fields(cls))
 
 
 def strip_casts(expr):
@@ -111,7 +120,8 @@ class Planner:
         special = _VISITS.get(node.__class__)
         if special is None or special(self, node):
             for child in children(node):
-                self.visit(child)
+                if child.__class__ not in _LEAVES:   # (nothing to see in a leaf)
+                    self.visit(child)
 
     # The handlers of _VISITS: each returns True when the node's children still need
     # the plain walk.

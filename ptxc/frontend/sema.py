@@ -200,16 +200,21 @@ def type_name(t: Type) -> str:
 def with_quals(t: Type, const: bool | None = None, volatile: bool | None = None) -> Type:
     if (const is None or t.const == const) and (volatile is None or t.volatile == volatile):
         return t    # the common case, without building the changes (hot)
-    changes = {}
-    if const is not None and t.const != const:
-        changes["const"] = const
-    if volatile is not None and t.volatile != volatile:
-        changes["volatile"] = volatile
-    return dataclasses.replace(t, **changes) if changes else t
+    # dataclasses.replace(t, const=..., volatile=...) without its generic per-field work:
+    # a type's fields are all __init__ arguments and no type has a __post_init__, so the
+    # copy is the same object dictionary with the qualifiers changed.
+    copy = object.__new__(t.__class__)
+    fields = copy.__dict__
+    fields.update(t.__dict__)
+    if const is not None:
+        fields["const"] = const
+    if volatile is not None:
+        fields["volatile"] = volatile
+    return copy
 
 
 def unqualified(t: Type) -> Type:
-    if isinstance(t, PointerType):
+    if t.__class__ is PointerType:      # (the type classes are final: exact tests)
         if t.const or t.volatile or t.restrict:
             return PointerType(t.pointee)
         return t
@@ -247,11 +252,14 @@ def is_float(t: Type) -> bool:
 
 
 def is_arithmetic(t: Type) -> bool:
-    return isinstance(t, (IntType, FloatType, EnumType))
+    return t.__class__ in _ARITHMETIC_TYPES
+
+
+_ARITHMETIC_TYPES = frozenset({IntType, FloatType, EnumType})
 
 
 def is_pointer(t: Type) -> bool:
-    return isinstance(t, PointerType)
+    return t.__class__ is PointerType
 
 
 def is_scalar(t: Type) -> bool:
@@ -305,7 +313,7 @@ def arithmetic_common(a: Type, b: Type) -> Type:
     if (a_float and a == FLOAT) or (b_float and b == FLOAT):
         return FLOAT
     assert isinstance(a, IntType) and isinstance(b, IntType)
-    if a == b:
+    if a is b or a == b:
         return a
     if a.signed == b.signed:
         return a if a.rank > b.rank else b
@@ -646,10 +654,15 @@ def _named_for_linkage(base: Type, declarator: A.Declarator) -> Type:
 
 def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
     """0 exact match, 1 promotion, 2 conversion, None: the argument does not convert."""
-    if arg == param:
+    # (types of different classes are never equal: the class test spares the dataclass
+    # __eq__ calls, both ways, that `==` makes to find that out)
+    if arg is param or (arg.__class__ is param.__class__ and arg == param):
         return 0
     if is_arithmetic(param) and is_arithmetic(arg):
-        return 1 if promote(arg) == param or (arg == FLOAT and param == DOUBLE) else 2
+        promoted = promote(arg)
+        if promoted.__class__ is not param.__class__:
+            return 2
+        return 1 if promoted == param or (arg == FLOAT and param == DOUBLE) else 2
     if isinstance(param, PointerType) and isinstance(arg, PointerType):
         if unqualified(param.pointee) == unqualified(arg.pointee):
             return 0
@@ -672,7 +685,10 @@ _COMPARE_OPS = {"<", ">", "<=", ">=", "==", "!="}
 _LOGICAL_OPS = {"&&", "||"}
 
 
-_BUILTIN_SYMBOLS: list = []   # [typedef symbols, enum constant symbols], made once
+# The global scope's builtin names, made once: typedefs, variables (_FRESH: a new symbol
+# per analysis), enum constants, functions.
+_GLOBAL_NAMES: dict = {}
+_FRESH = object()
 
 
 class Analyzer:
@@ -685,33 +701,16 @@ class Analyzer:
         self.loop_depth = 0
         self.switch_depth = 0
         self.functions: list[FunctionSymbol] = []
-        names = self.globals.names
-        if not _BUILTIN_SYMBOLS:    # typedefs and constants: never changed, shared by every analysis
-            _BUILTIN_SYMBOLS.append({name: TypedefSymbol(name, t, (0, 0)) for name, t in BUILTIN_TYPEDEFS.items()})
-            _BUILTIN_SYMBOLS.append({name: EnumConstSymbol(name, value, t, (0, 0))
-                                     for name, (value, t) in BUILTIN_CONSTANTS.items()})
-        names.update(_BUILTIN_SYMBOLS[0])
+        if not _GLOBAL_NAMES:   # typedefs, constants, functions: never changed, shared by every analysis
+            _GLOBAL_NAMES.update({name: TypedefSymbol(name, t, (0, 0)) for name, t in BUILTIN_TYPEDEFS.items()})
+            _GLOBAL_NAMES.update(dict.fromkeys(BUILTIN_VARIABLES, _FRESH))
+            _GLOBAL_NAMES.update({name: EnumConstSymbol(name, value, t, (0, 0))
+                                  for name, (value, t) in BUILTIN_CONSTANTS.items()})
+            _GLOBAL_NAMES.update(BUILTIN_FUNCTIONS)
+        names = self.globals.names = dict(_GLOBAL_NAMES)
         for name, t in BUILTIN_VARIABLES.items():   # variables: fresh (sema counts their uses)
-            names[name] = VarSymbol(name, t, "builtin", (0, 0))
-        names.update(_BUILTIN_SYMBOLS[1])
-        names.update(BUILTIN_FUNCTIONS)
-        self._expr_dispatch = {
-            A.Ident: self.check_ident, A.IntLit: self.check_int_lit, A.FloatLit: self.check_float_lit,
-            A.CharLit: self.check_char_lit, A.StringLit: self.check_string_lit, A.BoolConst: self.check_bool,
-            A.Binary: self.check_binary, A.Unary: self.check_unary, A.PreIncDec: self.check_inc_dec,
-            A.PostIncDec: self.check_inc_dec, A.Assign: self.check_assign, A.Conditional: self.check_conditional,
-            A.Comma: self.check_comma, A.Call: self.check_call, A.Launch: self.check_launch,
-            A.Index: self.check_index, A.Member: self.check_member, A.Cast: self.check_cast,
-            A.SizeofExpr: self.check_sizeof_expr, A.SizeofType: self.check_sizeof_type,
-            A.Construct: self.check_construct, A.ImplicitCast: lambda e: e, A.CxxCast: self.check_cxx_cast,
-        }
-        self._stmt_dispatch = {
-            A.CompoundStmt: self.check_compound, A.ExprStmt: self.check_expr_stmt, A.IfStmt: self.check_if,
-            A.ForStmt: self.check_for, A.WhileStmt: self.check_while, A.DoStmt: self.check_do,
-            A.ReturnStmt: self.check_return, A.BreakStmt: self.check_break, A.ContinueStmt: self.check_continue,
-            A.SwitchStmt: self.check_switch, A.CaseStmt: self.check_case, A.DefaultStmt: self.check_default,
-            A.Declaration: self.check_local_declaration, A.AsmStmt: self.check_asm,
-        }
+            if names[name] is _FRESH:
+                names[name] = VarSymbol(name, t, "builtin", (0, 0))
 
     # ---- diagnostics -------------------------------------------------------------------
     def error(self, message: str, loc: tuple) -> None:
@@ -1000,7 +999,7 @@ class Analyzer:
     # ---- statements --------------------------------------------------------------------
     def check_stmt(self, stmt) -> None:
         try:
-            self._stmt_dispatch[type(stmt)](stmt)
+            _STMT_CHECKS[type(stmt)](self, stmt)
         except SemaError:
             pass
 
@@ -1143,7 +1142,7 @@ class Analyzer:
     def check_expr(self, expr: A.Expr) -> A.Expr:
         if expr.type is not None:
             return expr
-        return self._expr_dispatch[type(expr)](expr)
+        return _EXPR_CHECKS[type(expr)](self, expr)
 
     def rvalue(self, expr: A.Expr) -> A.Expr:
         """Array-to-pointer and function-to-pointer decay."""
@@ -1153,7 +1152,7 @@ class Analyzer:
         return expr
 
     def implicit(self, expr: A.Expr, t: Type) -> A.Expr:
-        if expr.type is t or expr.type == t:
+        if expr.type is t or (expr.type.__class__ is t.__class__ and expr.type == t):
             return expr
         if isinstance(expr, A.ImplicitCast) and unqualified(expr.type) == unqualified(t):
             return expr
@@ -1751,6 +1750,28 @@ class Analyzer:
         if not isinstance(value, int):
             self.fail("expression is not an integer constant expression", expr.loc)
         return value
+
+
+# Node class -> the Analyzer method that checks it.
+_EXPR_CHECKS = {
+    A.Ident: Analyzer.check_ident, A.IntLit: Analyzer.check_int_lit, A.FloatLit: Analyzer.check_float_lit,
+    A.CharLit: Analyzer.check_char_lit, A.StringLit: Analyzer.check_string_lit, A.BoolConst: Analyzer.check_bool,
+    A.Binary: Analyzer.check_binary, A.Unary: Analyzer.check_unary, A.PreIncDec: Analyzer.check_inc_dec,
+    A.PostIncDec: Analyzer.check_inc_dec, A.Assign: Analyzer.check_assign,
+    A.Conditional: Analyzer.check_conditional, A.Comma: Analyzer.check_comma, A.Call: Analyzer.check_call,
+    A.Launch: Analyzer.check_launch, A.Index: Analyzer.check_index, A.Member: Analyzer.check_member,
+    A.Cast: Analyzer.check_cast, A.SizeofExpr: Analyzer.check_sizeof_expr,
+    A.SizeofType: Analyzer.check_sizeof_type, A.Construct: Analyzer.check_construct,
+    A.ImplicitCast: lambda self, expr: expr, A.CxxCast: Analyzer.check_cxx_cast,
+}
+_STMT_CHECKS = {
+    A.CompoundStmt: Analyzer.check_compound, A.ExprStmt: Analyzer.check_expr_stmt, A.IfStmt: Analyzer.check_if,
+    A.ForStmt: Analyzer.check_for, A.WhileStmt: Analyzer.check_while, A.DoStmt: Analyzer.check_do,
+    A.ReturnStmt: Analyzer.check_return, A.BreakStmt: Analyzer.check_break,
+    A.ContinueStmt: Analyzer.check_continue, A.SwitchStmt: Analyzer.check_switch,
+    A.CaseStmt: Analyzer.check_case, A.DefaultStmt: Analyzer.check_default,
+    A.Declaration: Analyzer.check_local_declaration, A.AsmStmt: Analyzer.check_asm,
+}
 
 
 def constant_value(expr: A.Expr):

@@ -29,21 +29,34 @@ class VReg:
     __slots__ = ("id", "cls")
 
     def __init__(self, id_: int, cls: str):
-        self.id, self.cls = id_, cls
+        self.id = id_
+        self.cls = cls
 
     def __repr__(self) -> str:
         return f"%v{self.cls}{self.id}"
 
 
-_BASES: dict[str, str] = {}
+class OpcodeTable(dict):
+    """opcode -> a property of it, computed by `rule` on first sight of the opcode and
+    remembered: hot loops index the table (`BASE[instr.opcode]`) instead of parsing
+    the dotted opcode again at every instruction."""
+    __slots__ = ("rule",)
+
+    def __init__(self, rule):
+        super().__init__()
+        self.rule = rule
+
+    def __missing__(self, opcode: str):
+        value = self[opcode] = self.rule(opcode)
+        return value
+
+
+BASE = OpcodeTable(lambda opcode: opcode.split(".", 1)[0])   # `ld` for `ld.global.f32`
 
 
 def base_of(opcode: str) -> str:
-    """`ld` for `ld.global.f32` (cached: passes ask for it very often)."""
-    base = _BASES.get(opcode)
-    if base is None:
-        base = _BASES[opcode] = opcode.split(".", 1)[0]
-    return base
+    """`ld` for `ld.global.f32`."""
+    return BASE[opcode]
 
 
 class Block:
@@ -56,9 +69,12 @@ class Block:
     def terminator(self) -> ir.Instr | None:
         if self.instrs:
             last = self.instrs[-1]
-            if last.opcode.startswith(("bra", "ret", "exit")):
+            if TERMINATES[last.opcode]:
                 return last
         return None
+
+
+TERMINATES = OpcodeTable(lambda opcode: opcode.startswith(("bra", "ret", "exit")))
 
 
 REG_DECL_ORDER = ("p", "rs", "f", "r", "fd", "rd")   # NVVM's order of .reg lines
@@ -172,7 +188,11 @@ class MemRef:
     __slots__ = ("base", "offset", "space", "ctype", "nc")
 
     def __init__(self, base, offset: int, space: str, ctype: S.Type, nc: bool = False):
-        self.base, self.offset, self.space, self.ctype, self.nc = base, offset, space, ctype, nc
+        self.base = base
+        self.offset = offset
+        self.space = space
+        self.ctype = ctype
+        self.nc = nc
 
 
 class VarRef:
@@ -274,18 +294,8 @@ def defines(instr: ir.Instr) -> bool:
 _USE_FIRST = ("bar.warp", "bar.sync", "st.", "red.")  # their first operand is read, not written
 
 
-class _OpcodeCache(dict):
-    """opcode -> does it read its first operand: filled on first sight of an opcode, so
-    hot loops may simply index it (`READS_FIRST[instr.opcode]`)."""
-    __slots__ = ()
-
-    def __missing__(self, opcode: str) -> bool:
-        reads = self[opcode] = opcode.startswith(_USE_FIRST)
-        return reads
-
-
-_FIRST_IS_READ: dict = _OpcodeCache()   # opcode -> does it read its first operand (cache)
-READS_FIRST = _FIRST_IS_READ
+# opcode -> does it read its first operand
+READS_FIRST = _FIRST_IS_READ = OpcodeTable(lambda opcode: opcode.startswith(_USE_FIRST))
 _Address, _Vector = ir.Address, ir.Vector
 
 
@@ -400,15 +410,7 @@ def instr_uses(instr: ir.Instr) -> list:
 def is_pure(instr: ir.Instr) -> bool:
     """No side effects: removable when unused, mergeable with an identical one."""
     opcode = instr.opcode
-    pure = _PURE_OPCODE.get(opcode)
-    if pure is None:
-        base = base_of(opcode)
-        if base == "ld":
-            pure = ".volatile" not in opcode
-        else:
-            pure = base in PURE_BASES and ".cc" not in opcode and base not in CARRY_BASES
-        _PURE_OPCODE[opcode] = pure
-    if not pure:
+    if not PURE_OPCODE[opcode]:
         return False
     # defines(instr), inlined
     ops = instr.operands
@@ -417,8 +419,15 @@ def is_pure(instr: ir.Instr) -> bool:
     return not _FIRST_IS_READ[opcode]
 
 
-_PURE_OPCODE: dict = {}   # opcode -> pure (cache)
+def _pure_opcode(opcode: str) -> bool:
+    base = BASE[opcode]
+    if base == "ld":
+        return ".volatile" not in opcode
+    return base in PURE_BASES and ".cc" not in opcode and base not in CARRY_BASES
 
+
+# opcode -> has it no side effects (is_pure for an instruction that defines a register)
+PURE_OPCODE = OpcodeTable(_pure_opcode)
 
 
 def use_counts(cg) -> dict:

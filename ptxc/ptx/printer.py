@@ -26,13 +26,7 @@ def format_imm(imm: Imm) -> str:
 
 
 def format_operand(op) -> str:
-    formatter = _OPERAND_FORMATTERS.get(op.__class__)
-    if formatter is None:   # a subclass of an operand class: found through its bases
-        formatter = next((_OPERAND_FORMATTERS[base] for base in type(op).__mro__ if base in _OPERAND_FORMATTERS),
-                         None)
-        if formatter is None:
-            raise TypeError(f"not a PTX operand: {op!r}")
-    return formatter(op)
+    return _OPERAND_FORMATTERS[op.__class__](op)
 
 
 def _format_name(op) -> str:
@@ -57,7 +51,7 @@ def _format_reg_pair(op: RegPair) -> str:
 
 def format_address(op: Address) -> str:
     """`[%rd1+8]`, `[param0]`; a bare number `[16]` when there is no base."""
-    base = format_operand(op.base)
+    base = op.base.name if op.base.__class__ is Reg else format_operand(op.base)
     if not base:
         return f"[{op.offset}]"
     if op.offset:
@@ -65,17 +59,29 @@ def format_address(op: Address) -> str:
     return f"[{base}]"
 
 
-# Operand class -> its text (exact classes: the IR's operand types are final).
-_OPERAND_FORMATTERS = {
+class _Formatters(dict):
+    """Operand class -> the function that formats it; a subclass of an operand class
+    is found through its bases (and remembered)."""
+
+    def __missing__(self, cls):
+        formatter = next((self[base] for base in cls.__mro__ if base in self), None)
+        if formatter is None:
+            raise TypeError(f"not a PTX operand class: {cls.__name__}")
+        self[cls] = formatter
+        return formatter
+
+
+_OPERAND_FORMATTERS = _Formatters({
     Reg: _format_name, SpecialReg: _format_name, Symbol: _format_name, Imm: format_imm,
     Address: format_address, Vector: _format_vector, OperandList: _format_operand_list,
     NotReg: _format_not_reg, RegPair: _format_reg_pair,
-}
+})
 
 
 def format_instr(instr: Instr) -> str:
     # Hot: one call per instruction; registers (most operands) are formatted inline.
-    operands = ", ".join([op.name if op.__class__ is Reg else format_operand(op) for op in instr.operands])
+    operands = ", ".join([op.name if op.__class__ is Reg else _OPERAND_FORMATTERS[op.__class__](op)
+                          for op in instr.operands])
     guard = ""
     if instr.guard is not None:
         guard = f"@{'!' if instr.guard_negated else ''}{instr.guard.name} "
@@ -154,17 +160,20 @@ def format_function(func: Function) -> list[str]:
     lines.append("{")
     lines += format_declarations(func)
     lines += ["", ""]
-    previous = None
+    after_branch = False
+    append = lines.append
     for item in func.body:
         if isinstance(item, Label):
             if lines[-1] != "":
-                lines.append("")
-            lines.append(f"{item.name}:")
+                append("")
+            append(f"{item.name}:")
+            after_branch = False
         else:
-            if previous.__class__ is Instr and (previous.opcode == "bra" or previous.opcode.startswith("bra.")):
-                lines.append("")   # (Instr.base, spelled out: it splits the opcode on every call)
-            lines.append(format_instr(item))
-        previous = item
+            if after_branch:
+                append("")
+            append(format_instr(item))
+            opcode = item.opcode   # (Instr.base, spelled out: it splits the opcode on every call)
+            after_branch = opcode == "bra" or opcode.startswith("bra.")
     lines += ["", "}"]
     return lines
 

@@ -1,70 +1,38 @@
 """eliminate_dead_code: drop pure instructions whose results nobody reads.
 
 Expects: blocks of vir instructions; `is_pure` says which have no side effects (loads
-but not volatile ones, arithmetic, conversions).  Guarantees: every store, branch,
-barrier, atomic, shuffle, vote and inline asm stays; an instruction that only fed
-removed ones is removed too (the work list follows operands back).
+but not volatile ones, arithmetic, conversions); `cg.uses`, unless None, counts every
+register's reads (then, without inline asm, no operand is scanned).  Guarantees: every
+store, branch, barrier, atomic, shuffle, vote and inline asm stays; an instruction that
+only fed removed ones is removed too (the work list follows operands back).
 """
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import READS_FIRST, VReg, instr_uses, is_pure
+from ..vir import PURE_OPCODE, READS_FIRST, VReg, instr_uses
 
 Address, Vector = ir.Address, ir.Vector
 
 
 def eliminate_dead_code(cg, func: ir.Function) -> None:
-    """Drop pure instructions whose results nobody reads (and then what only they read).
-    Requires nothing; keeps every store, branch, barrier and atomic."""
-    # One scan gathers what three did: use counts, each register's definitions, and the
-    # pure instructions (candidates, in program order).
-    counts: dict = {}
-    defs: dict = {}
-    pure: list = []
+    """Drop pure instructions whose results nobody reads (and then what only they read);
+    keeps every store, branch, barrier and atomic."""
+    if cg.uses is not None and not cg.has_asm:
+        counts, pure = _counted_uses(cg)
+    else:
+        counts, pure = _count_uses(cg)
     get = counts.get
-    for block in cg.blocks:
-        for instr in block.instrs:
-            ops = instr.operands
-            if instr.opcode == "inline.asm":
-                for reg in instr_uses(instr):
-                    counts[reg] = get(reg, 0) + 1
-            else:
-                # instr_uses(instr), inlined (this scan reads every instruction): the
-                # first operand only where the instruction reads it, then the others.
-                first = True
-                for op in ops:
-                    cls = op.__class__
-                    if cls is VReg:
-                        if first:
-                            first = False
-                            if not READS_FIRST[instr.opcode]:
-                                continue
-                        counts[op] = get(op, 0) + 1
-                    elif cls is Address:
-                        first = False
-                        reg = op.base
-                        if reg.__class__ is VReg:
-                            counts[reg] = get(reg, 0) + 1
-                    elif cls is Vector:
-                        if not first:
-                            for reg in op.elems:
-                                if reg.__class__ is VReg:
-                                    counts[reg] = get(reg, 0) + 1
-                        first = False
-                    else:
-                        first = False
-                if instr.guard is not None:
-                    counts[instr.guard] = get(instr.guard, 0) + 1
-            if ops and ops[0].__class__ is VReg and not READS_FIRST[instr.opcode]:   # defines()
-                found = defs.get(ops[0])
-                if found is None:
-                    defs[ops[0]] = [instr]
-                else:
-                    found.append(instr)
-                if is_pure(instr):
-                    pure.append(instr)
+    work = [i for i in pure if get(i.operands[0], 0) == 0]
+    if not work:
+        return
+    defs: dict = {}     # register -> the pure instructions that write it
+    for instr in pure:
+        found = defs.get(instr.operands[0])
+        if found is None:
+            defs[instr.operands[0]] = [instr]
+        else:
+            found.append(instr)
     dead: set = set()
-    work = [i for i in pure if counts.get(i.operands[0], 0) == 0]
     while work:
         instr = work.pop()
         if id(instr) in dead:
@@ -74,8 +42,62 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
             counts[reg] -= 1
             if counts[reg] == 0:
                 for d in defs.get(reg, ()):
-                    if is_pure(d) and id(d) not in dead:
+                    if id(d) not in dead:
                         work.append(d)
-    if dead:
-        for block in cg.blocks:
-            block.instrs = [i for i in block.instrs if id(i) not in dead]
+    for block in cg.blocks:
+        block.instrs = [i for i in block.instrs if id(i) not in dead]
+
+
+def _counted_uses(cg) -> tuple[dict, list]:
+    """Use counts as codegen kept them (a copy: the work list changes them), and the
+    pure instructions that define a register, in program order."""
+    pure = []
+    for block in cg.blocks:
+        for instr in block.instrs:
+            if PURE_OPCODE[instr.opcode]:
+                ops = instr.operands
+                if ops and ops[0].__class__ is VReg:   # (a pure opcode never reads its first operand)
+                    pure.append(instr)
+    return dict(cg.uses), pure
+
+
+def _count_uses(cg) -> tuple[dict, list]:
+    """Use counts and the pure instructions that define a register (in program order),
+    from one scan of every operand."""
+    counts: dict = {}
+    pure: list = []
+    get = counts.get
+    has_asm = cg.has_asm
+    for block in cg.blocks:
+        for instr in block.instrs:
+            ops = instr.operands
+            opcode = instr.opcode
+            if has_asm and opcode == "inline.asm":   # never pure
+                for reg in instr_uses(instr):
+                    counts[reg] = get(reg, 0) + 1
+                continue
+            # instr_uses(instr), inlined (this scan reads every instruction): the first
+            # operand only where the instruction reads it, then the others.
+            if ops:
+                first = ops[0].__class__
+                if first is VReg and not READS_FIRST[opcode]:   # defines()
+                    if PURE_OPCODE[opcode]:    # is_pure(instr)
+                        pure.append(instr)
+                    ops = ops[1:]
+                elif first is Vector:
+                    ops = ops[1:]
+            for op in ops:
+                cls = op.__class__
+                if cls is VReg:
+                    counts[op] = get(op, 0) + 1
+                elif cls is Address:
+                    reg = op.base
+                    if reg.__class__ is VReg:
+                        counts[reg] = get(reg, 0) + 1
+                elif cls is Vector:
+                    for reg in op.elems:
+                        if reg.__class__ is VReg:
+                            counts[reg] = get(reg, 0) + 1
+            if instr.guard is not None:
+                counts[instr.guard] = get(instr.guard, 0) + 1
+    return counts, pure

@@ -22,7 +22,7 @@ place; a product left without uses is deleted.
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import READS_FIRST, VReg, base_of, defines, instr_uses
+from ..vir import BASE, READS_FIRST, OpcodeTable, VReg, instr_uses
 
 Address, Vector = ir.Address, ir.Vector
 
@@ -39,7 +39,7 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
         removed: set = set()
         in_block: list = []   # [ids of the block's instructions], made on first need, kept current
         for pos, instr in enumerate(instrs):
-            if base_of(instr.opcode) == "add" and len(instr.operands) == 3 and instr.guard is None \
+            if BASE[instr.opcode] == "add" and len(instr.operands) == 3 and instr.guard is None \
                     and id(instr) not in frozen:
                 for k in (1, 2):
                     product = instr.operands[k]
@@ -62,23 +62,23 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                     if not users[product]:
                         removed.add(mpos)
                     break
-            if defines(instrs[pos]):
-                defs_at[instrs[pos].operands[0]] = pos
+            ops = instr.operands   # defines(instr), inlined (a fused add keeps its destination)
+            if ops and ops[0].__class__ is VReg and not READS_FIRST[instr.opcode]:
+                defs_at[ops[0]] = pos
         if removed:
             block.instrs = [i for k, i in enumerate(instrs) if k not in removed]
-        if regions:
-            # A product read across an inlined __noinline__ boundary must not be
-            # contracted by ptxas either: `mul.rn` (what NVVM writes to forbid it).
-            for instr in block.instrs:
-                if instr.opcode in ("mul.f32", "mul.f64") and any(
-                        regions.get(id(u)) is not regions.get(id(instr))
-                        for u in users.get(instr.operands[0], ())):
-                    instr.opcode = "mul.rn." + instr.opcode[4:]
         for instr in block.instrs:
-            # What is left of x * 2.0 becomes x + x (DAGCombiner's visitFMUL), after
-            # fusion had its chance at the multiply (fma(x, 2.0, y) is not x + x + y).
-            if instr.opcode in ("mul.f32", "mul.f64") and isinstance(instr.operands[2], ir.Imm) \
-                    and instr.operands[2].value == 2.0 and id(instr) not in frozen:
+            if instr.opcode != "mul.f32" and instr.opcode != "mul.f64":
+                continue
+            if regions and any(regions.get(id(u)) is not regions.get(id(instr))
+                               for u in users.get(instr.operands[0], ())):
+                # A product read across an inlined __noinline__ boundary must not be
+                # contracted by ptxas either: `mul.rn` (what NVVM writes to forbid it).
+                instr.opcode = "mul.rn." + instr.opcode[4:]
+            elif isinstance(instr.operands[2], ir.Imm) and instr.operands[2].value == 2.0 \
+                    and id(instr) not in frozen:
+                # What is left of x * 2.0 becomes x + x (DAGCombiner's visitFMUL), after
+                # fusion had its chance at the multiply (fma(x, 2.0, y) is not x + x + y).
                 instr.opcode = "add." + instr.opcode[4:]
                 instr.operands[2] = instr.operands[1]
 
@@ -90,52 +90,41 @@ def _users(cg) -> dict:
     for block in cg.blocks:
         for instr in block.instrs:
             ops = instr.operands
-            if ops and ops[0].__class__ is VReg and instr.opcode.startswith("mul"):
+            if _MULTIPLY[instr.opcode] and ops and ops[0].__class__ is VReg:
                 products.add(ops[0])
     users: dict = {}
     if not products:
         return users
+    has_asm = cg.has_asm
     for block in cg.blocks:
         for instr in block.instrs:
             ops = instr.operands
-            if instr.opcode == "inline.asm":
-                regs = instr_uses(instr)
-            else:
-                # instr_uses(instr), inlined (this scan reads every instruction): the
-                # first operand only where the instruction reads it, then the others.
-                regs = None
-                first = True
-                for op in ops:
-                    cls = op.__class__
-                    if cls is VReg:
-                        if first and not READS_FIRST[instr.opcode]:
-                            first = False
-                            continue
-                        reg = op
-                    elif cls is Address:
-                        reg = op.base
-                        if reg.__class__ is not VReg:
-                            first = False
-                            continue
-                    elif cls is Vector:
-                        if not first:
-                            for e in op.elems:
-                                if e.__class__ is VReg and e in products:
-                                    users.setdefault(e, []).append(instr)
-                        first = False
-                        continue
-                    else:
-                        first = False
-                        continue
-                    first = False
+            if has_asm and instr.opcode == "inline.asm":
+                for reg in instr_uses(instr):
                     if reg in products:
                         users.setdefault(reg, []).append(instr)
-                if instr.guard is not None:
-                    regs = (instr.guard,)
-            if regs:
-                for reg in regs:
-                    if reg in products:
+                continue
+            # instr_uses(instr), inlined (this scan reads every instruction): the first
+            # operand only where the instruction reads it, then the others.
+            if ops:
+                first = ops[0].__class__
+                if first is Vector or (first is VReg and not READS_FIRST[instr.opcode]):
+                    ops = ops[1:]
+            for op in ops:
+                cls = op.__class__
+                if cls is VReg:
+                    if op in products:
+                        users.setdefault(op, []).append(instr)
+                elif cls is Address:
+                    reg = op.base
+                    if reg.__class__ is VReg and reg in products:
                         users.setdefault(reg, []).append(instr)
+                elif cls is Vector:
+                    for reg in op.elems:
+                        if reg.__class__ is VReg and reg in products:
+                            users.setdefault(reg, []).append(instr)
+            if instr.guard is not None and instr.guard in products:
+                users.setdefault(instr.guard, []).append(instr)
     return users
 
 
@@ -148,9 +137,10 @@ def _may_fuse(mul, product, users, instrs: list, fused: str, in_block: list) -> 
     if not in_block:
         in_block.append({id(i) for i in instrs})
     ids = in_block[0]
-    return all(id(u) in ids and base_of(u.opcode) == "add" and u.opcode == _ADD_OF[fused] for u in uses)
+    return all(id(u) in ids and BASE[u.opcode] == "add" and u.opcode == _ADD_OF[fused] for u in uses)
 
 
+_MULTIPLY = OpcodeTable(lambda opcode: opcode.startswith("mul"))   # its result may be a product
 _ADD_OF = {"fma.rn.f32": "add.f32", "fma.rn.f64": "add.f64"}
 
 

@@ -12,7 +12,7 @@ instruction moves only to a block that dominates it; its operands dominate that 
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import VReg, instr_defs, instr_uses, is_pure
+from ..vir import PURE_OPCODE, OpcodeTable, VReg, instr_defs, instr_uses, is_pure
 
 
 def hoist_invariants(cg, func: ir.Function) -> None:
@@ -32,7 +32,7 @@ def hoist_invariants(cg, func: ir.Function) -> None:
         for block in blocks:
             kept = []
             for instr in block.instrs:
-                if _invariant(instr, inside, def_count, cg):
+                if _HOISTABLE[instr.opcode] and _invariant(instr, inside, def_count, cg):
                     hoisted.append(instr)
                     inside.discard(instr.operands[0])
                 else:
@@ -44,9 +44,13 @@ def hoist_invariants(cg, func: ir.Function) -> None:
             preheader.instrs[at:at] = hoisted
 
 
+# Opcodes of instructions that may move out of a loop: pure ones, not loads.
+_HOISTABLE = OpcodeTable(lambda opcode: PURE_OPCODE[opcode] and not opcode.startswith("ld"))
+
+
 def _invariant(instr: ir.Instr, inside: set, def_count: dict, cg) -> bool:
-    if instr.guard is not None or not is_pure(instr) or instr.opcode.startswith("ld") \
-            or id(instr) in cg.frozen:
+    """(Its opcode is _HOISTABLE.)"""
+    if instr.guard is not None or not is_pure(instr) or id(instr) in cg.frozen:
         return False
     dst = instr.operands[0]
     if dst.__class__ is not VReg or def_count.get(dst) != 1:

@@ -3,7 +3,8 @@
 Drops empty blocks, branches to the next block and unreachable blocks; a block reached
 only by falling through joins its predecessor.  Then numbers the blocks as LLVM does
 and names branch targets `$L__BB<function>_<block>`.  Expects: block labels are
-unique; `cg.aliases` maps renamed labels.  Guarantees: every branch names a label
+unique; `cg.aliases` maps renamed labels; a branch is the last instruction of its block
+(codegen starts a new block after one).  Guarantees: every branch names a label
 that exists; sets cg.block_names and cg.branch_targets for number_registers.
 """
 from __future__ import annotations
@@ -17,6 +18,8 @@ def layout_blocks(cg, func: ir.Function) -> None:
     aliases = dict(cg.aliases)
 
     def resolve(label):
+        if label not in aliases:    # (most labels: no set made)
+            return label
         seen = set()
         while label in aliases and label not in seen:
             seen.add(label)
@@ -44,12 +47,7 @@ def layout_blocks(cg, func: ir.Function) -> None:
                 block.instrs.pop()
                 changed = True
         # unreachable blocks (after an unconditional jump, never targeted)
-        targets = set()
-        for block in blocks:
-            for instr in block.instrs:
-                opcode = instr.opcode
-                if opcode == "bra" or opcode.startswith("bra."):   # _is_branch, inlined (hot)
-                    targets.add(resolve(instr.operands[0].name))
+        targets = _targets(blocks, resolve)
         kept = [blocks[0]]
         for k, block in enumerate(blocks[1:], 1):
             prev = kept[-1].terminator()
@@ -60,8 +58,7 @@ def layout_blocks(cg, func: ir.Function) -> None:
             kept.append(block)
         blocks = kept
         # a block reached only by falling through is part of the block before it
-        targets = {resolve(instr.operands[0].name) for block in blocks for instr in block.instrs
-                   if instr.opcode == "bra" or instr.opcode.startswith("bra.")}
+        targets = _targets(blocks, resolve)
         merged = [blocks[0]]
         for block in blocks[1:]:
             prev = merged[-1]
@@ -78,13 +75,24 @@ def layout_blocks(cg, func: ir.Function) -> None:
         names[block.label] = f"$L__BB{cg.index}_{n}"
     targets = set()
     for block in blocks:
-        for instr in block.instrs:
-            if _is_branch(instr):
-                target = names[resolve(instr.operands[0].name)]
-                instr.operands[0] = ir.Symbol(target)
-                targets.add(target)
+        instr = block.terminator()
+        if instr is not None and _is_branch(instr):
+            target = names[resolve(instr.operands[0].name)]
+            instr.operands[0] = ir.Symbol(target)
+            targets.add(target)
     cg.block_names = names
     cg.branch_targets = targets
+
+
+def _targets(blocks: list, resolve) -> set:
+    """The labels branches name (resolved): only a block's last instruction branches."""
+    targets = set()
+    for block in blocks:
+        if block.instrs:
+            instr = block.instrs[-1]
+            if _is_branch(instr):
+                targets.add(resolve(instr.operands[0].name))
+    return targets
 
 
 def _is_branch(instr: ir.Instr) -> bool:

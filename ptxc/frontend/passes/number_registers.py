@@ -14,82 +14,82 @@ from ..vir import REG_DECL, REG_DECL_ORDER, VReg, instr_defs, instr_uses
 
 Address, Vector = ir.Address, ir.Vector
 
+# class -> [None, %r1, %r2, ...]: each register operand made once (ir.Reg is immutable).
+_NUMBERED: dict = {cls: [None] for cls in REG_DECL}
+
 
 def number_registers(cg, func: ir.Function) -> None:
+    # Every register, in order of first sighting (the dict's order), with the block it
+    # was first seen in; those seen in another block too are live across blocks.
     def_block: dict = {}
     cross: set = set()
-    order: list = []
-    get = def_block.get
+    composite: list = []    # instructions with an address or vector operand (renamed apart)
+    seen = def_block.setdefault     # seen(reg, block) -> the block reg was first seen in
+    has_asm = cg.has_asm
     for bindex, block in enumerate(cg.blocks):
         for instr in block.instrs:
             # Every register the instruction names, in operand order, then its guard
             # (what instr_defs + instr_uses list, walked inline: this loop is hot).
-            if instr.opcode == "inline.asm":
-                regs = instr_defs(instr) + instr_uses(instr)
+            if has_asm and instr.opcode == "inline.asm":
+                for reg in instr_defs(instr) + instr_uses(instr):
+                    if seen(reg, bindex) != bindex:
+                        cross.add(reg)
             else:
-                regs = None
                 for op in instr.operands:
                     cls = op.__class__
                     if cls is VReg:
-                        reg = op
+                        if seen(op, bindex) != bindex:
+                            cross.add(op)
                     elif cls is Address:
                         reg = op.base
-                        if reg.__class__ is not VReg:
-                            continue
+                        if reg.__class__ is VReg:
+                            if seen(reg, bindex) != bindex:
+                                cross.add(reg)
+                            if not composite or composite[-1] is not instr:
+                                composite.append(instr)
                     elif cls is Vector:
+                        if not composite or composite[-1] is not instr:
+                            composite.append(instr)
                         for reg in op.elems:
-                            if reg.__class__ is VReg:
-                                where = get(reg)
-                                if where is None:
-                                    def_block[reg] = bindex
-                                    order.append(reg)
-                                elif where != bindex:
-                                    cross.add(reg)
-                        continue
-                    else:
-                        continue
-                    where = get(reg)
-                    if where is None:
-                        def_block[reg] = bindex
-                        order.append(reg)
-                    elif where != bindex:
-                        cross.add(reg)
-            if instr.guard is not None:
-                # a second sighting of a register changes nothing
-                regs = [instr.guard] if regs is None else regs + [instr.guard]
-            if regs:
-                for reg in regs:
-                    where = get(reg)
-                    if where is None:
-                        def_block[reg] = bindex
-                        order.append(reg)
-                    elif where != bindex:
-                        cross.add(reg)
+                            if reg.__class__ is VReg and seen(reg, bindex) != bindex:
+                                cross.add(reg)
+            guard = instr.guard
+            if guard is not None and seen(guard, bindex) != bindex:
+                cross.add(guard)
     param_loads = cg.param_loads
-    params = sorted((r for r in order if r in cross and r in param_loads), key=lambda r: param_loads[r])
-    first = [r for r in order if r in cross and r not in param_loads]
-    rest = [r for r in order if r not in cross]
+    first, params, rest = [], [], []
+    for reg in def_block:
+        if reg not in cross:
+            rest.append(reg)
+        elif reg in param_loads:
+            params.append(reg)
+        else:
+            first.append(reg)
+    params.sort(key=param_loads.__getitem__)
     counters = {cls: 0 for cls in REG_DECL}
-    prefixes = {cls: prefix for cls, (_, prefix) in REG_DECL.items()}
     names: dict = {}
     for reg in first + params + rest:
         n = counters[reg.cls] + 1
         counters[reg.cls] = n
-        names[reg] = ir.Reg(f"{prefixes[reg.cls]}{n}")
+        numbered = _NUMBERED[reg.cls]
+        if n == len(numbered):
+            numbered.append(ir.Reg(f"{REG_DECL[reg.cls][1]}{n}"))
+        names[reg] = numbered[n]
     for block in cg.blocks:
         for instr in block.instrs:
             ops = instr.operands
-            for k, op in enumerate(ops):
-                cls = op.__class__
-                if cls is VReg:
-                    ops[k] = names[op]
-                elif cls is Address:
-                    if op.base.__class__ is VReg:
-                        ops[k] = Address(names[op.base], op.offset)
-                elif cls is Vector:
-                    ops[k] = Vector(tuple(names.get(e, e) for e in op.elems))
+            ops[:] = [names[op] if op.__class__ is VReg else op for op in ops]
             if instr.guard is not None:
                 instr.guard = names[instr.guard]
+    for instr in composite:
+        ops = instr.operands
+        for k, op in enumerate(ops):
+            cls = op.__class__
+            if cls is Address:
+                if op.base.__class__ is VReg:
+                    ops[k] = Address(names[op.base], op.offset)
+            elif cls is Vector:
+                ops[k] = Vector(tuple(names.get(e, e) for e in op.elems))
     func.regs = [ir.RegDecl(REG_DECL[cls][0], REG_DECL[cls][1], counters[cls] + 1)
                  for cls in REG_DECL_ORDER if counters[cls]]
     body: list = []

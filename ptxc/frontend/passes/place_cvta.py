@@ -11,7 +11,9 @@ conversions are merged into its first (uses renamed everywhere).
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import VReg, Block, base_of
+from ..vir import BASE, Block, OpcodeTable, VReg
+
+_MEMORY_ACCESS = OpcodeTable(lambda opcode: BASE[opcode] in ("ld", "st", "atom", "red"))
 
 
 def _memory_users(block: Block, reg: VReg) -> int:
@@ -19,13 +21,13 @@ def _memory_users(block: Block, reg: VReg) -> int:
     one add.s64 of it)."""
     derived = {reg}
     for instr in block.instrs:
-        if instr.opcode == "add.s64" and any(op in derived for op in instr.operands[1:]):
+        if instr.opcode == "add.s64" and any(op.__class__ is VReg and op in derived for op in instr.operands[1:]):
             derived.add(instr.operands[0])
     count = 0
     for instr in block.instrs:
-        if base_of(instr.opcode) in ("ld", "st", "atom", "red"):
+        if _MEMORY_ACCESS[instr.opcode]:
             for op in instr.operands:
-                if isinstance(op, ir.Address) and op.base in derived:
+                if op.__class__ is ir.Address and op.base.__class__ is VReg and op.base in derived:
                     count += 1
     return count
 

@@ -5,48 +5,69 @@ register variable is set once (a struct field, an inlined function's result); wh
 is written only by the copy and %b does not change after it -- %b is written once, or
 only in the copy's block before the copy -- the copy is only a second name, which
 mem2reg/SROA would not have made.  Expects: vir blocks.  Guarantees: every read of %a
-reads %b (same class), which holds the same value there.
+reads %b (same class), which holds the same value there; after a renaming, `cg.uses`
+(codegen's use counts) is None.
 """
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import READS_FIRST, VReg, instr_defs
+from ..vir import READS_FIRST, OpcodeTable, VReg, instr_defs
+
+_COPY = OpcodeTable(lambda opcode: opcode.startswith("mov."))
 
 
 def propagate_copies(cg, func: ir.Function) -> None:
+    # The candidate copies: unguarded `mov`s between registers of one class.
+    copies: list = []        # (block index, position, mov instruction)
+    for b, block in enumerate(cg.blocks):
+        for pos, instr in enumerate(block.instrs):
+            if _COPY[instr.opcode] and instr.guard is None:
+                ops = instr.operands
+                if len(ops) == 2 and ops[0].__class__ is VReg and ops[1].__class__ is VReg \
+                        and ops[0].cls == ops[1].cls:
+                    copies.append((b, pos, instr))
+    if not copies:
+        return
+    # Of their registers: how often each is written, where last, whether in one block only.
+    involved = {reg for _, _, instr in copies for reg in instr.operands}
     defs: dict = {}
     last_def: dict = {}      # register -> position (in its block) of its last definition
-    def_blocks: dict = {}    # register -> the blocks that write it
+    def_block: dict = {}     # register -> the block that writes it; -1: several blocks
     for b, block in enumerate(cg.blocks):
         for pos, instr in enumerate(block.instrs):
             ops = instr.operands
+            if not ops:
+                continue
+            reg = ops[0]
             # instr_defs, with its common case first: a plain register result
-            if ops and ops[0].__class__ is VReg and instr.opcode != "inline.asm":
-                if READS_FIRST[instr.opcode]:
-                    continue        # a store's address, a barrier's count: nothing written
-                written = (ops[0],)
+            if reg.__class__ is VReg and instr.opcode != "inline.asm":
+                if reg not in involved or READS_FIRST[instr.opcode]:
+                    continue        # (a store's address, a barrier's count: nothing written)
+                written = (reg,)
+            elif reg.__class__ is ir.Vector or instr.opcode == "inline.asm":
+                written = [reg for reg in instr_defs(instr) if reg in involved]
             else:
-                written = instr_defs(instr)
+                continue
             for reg in written:
                 count = defs.get(reg)
                 if count is None:
                     defs[reg] = 1
-                    def_blocks[reg] = {b}
+                    def_block[reg] = b
                 else:
                     defs[reg] = count + 1
-                    def_blocks[reg].add(b)
+                    if def_block[reg] != b:
+                        def_block[reg] = -1
                 last_def[reg] = pos
     rename: dict = {}
-    for b, block in enumerate(cg.blocks):
-        for pos, instr in enumerate(block.instrs):
-            if instr.opcode.startswith("mov.") and instr.guard is None and len(instr.operands) == 2:
-                dst, src = instr.operands
-                if dst.__class__ is VReg and src.__class__ is VReg and dst.cls == src.cls \
-                        and defs.get(dst) == 1 and dst not in cg.param_loads and src not in rename \
-                        and (defs.get(src, 0) <= 1 or (def_blocks[src] == {b} and last_def[src] < pos)):
-                    rename[dst] = src
+    param_loads = cg.param_loads
+    for b, pos, instr in copies:
+        dst, src = instr.operands
+        if defs[dst] == 1 and dst not in param_loads and src not in rename \
+                and (defs.get(src, 0) <= 1 or (def_block[src] == b and last_def[src] < pos)):
+            rename[dst] = src
     if not rename:
         return
+    cg.uses = None      # (the counts codegen kept no longer hold)
 
     def resolve(reg):
         while reg in rename:
@@ -56,7 +77,7 @@ def propagate_copies(cg, func: ir.Function) -> None:
         kept = []
         for instr in block.instrs:
             ops = instr.operands
-            if instr.opcode.startswith("mov.") and ops and ops[0].__class__ is VReg and ops[0] in rename:
+            if _COPY[instr.opcode] and ops and ops[0].__class__ is VReg and ops[0] in rename:
                 continue
             for k, op in enumerate(ops):
                 cls = op.__class__

@@ -9,9 +9,13 @@ an earlier reader of its value, nor past a write of a register its address reads
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import VReg, base_of, instr_defs, instr_uses
+from ..vir import BASE, OpcodeTable, VReg, instr_defs, instr_uses
 
 _BARRIERS = frozenset({"st", "atom", "red", "bar", "membar", "call", "inline"})
+_BARRIER = OpcodeTable(lambda opcode: BASE[opcode] in _BARRIERS)
+# A load that may move: not of a parameter, not volatile.
+_MOVABLE_LOAD = OpcodeTable(lambda opcode: opcode.startswith("ld.") and ".param" not in opcode
+                            and ".volatile" not in opcode)
 
 
 def sink_loads(cg, func: ir.Function) -> None:
@@ -21,7 +25,7 @@ def sink_loads(cg, func: ir.Function) -> None:
     frozen = cg.frozen
     for block in cg.blocks[1:]:
         instrs = block.instrs
-        if sum(1 for i in instrs if _movable(i)) < 2:
+        if not _two_movable(instrs):
             continue
         pending: dict = {}      # value register of an unread load -> the load
         moves: dict = {}        # id(user) -> the loads to put before it
@@ -37,12 +41,11 @@ def sink_loads(cg, func: ir.Function) -> None:
                 found.sort(key=lambda ld: -order.get(id(ld), 0))
                 moves[id(instr)] = found
                 moved.update(id(ld) for ld in found)
-            if base_of(instr.opcode) in _BARRIERS:
+            if _BARRIER[instr.opcode]:
                 pending.clear()
                 continue
-            written = instr_defs(instr)
-            if written and pending:
-                for reg in written:
+            if pending:
+                for reg in instr_defs(instr):
                     pending.pop(reg, None)
                     for value, load in list(pending.items()):
                         if load.operands[1].base is reg:
@@ -62,6 +65,15 @@ def sink_loads(cg, func: ir.Function) -> None:
 
 
 def _movable(instr: ir.Instr) -> bool:
-    opcode = instr.opcode
-    return opcode.startswith("ld.") and ".param" not in opcode and ".volatile" not in opcode \
-        and bool(instr.operands) and instr.operands[0].__class__ is VReg
+    return _MOVABLE_LOAD[instr.opcode] and bool(instr.operands) and instr.operands[0].__class__ is VReg
+
+
+def _two_movable(instrs: list) -> bool:
+    """Are at least two of the instructions movable loads?"""
+    seen = False
+    for instr in instrs:
+        if _MOVABLE_LOAD[instr.opcode] and instr.operands and instr.operands[0].__class__ is VReg:
+            if seen:
+                return True
+            seen = True
+    return False
