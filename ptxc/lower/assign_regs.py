@@ -690,8 +690,8 @@ def assign_regs(func) -> None:
                 f"ptxc does not spill registers"))
     for value, phys in chosen.items():
         value.phys = phys
+    func.num_regs = _allocated_regcount(alloc)
     rewrite(alloc)
-    func.num_regs = regcount(code)
 
 
 # How many registers past the pressure (the most R units live at once) ptxas's order
@@ -736,6 +736,17 @@ def rewrite(alloc: Allocation) -> None:
                    reg.sel)
     for instr in alloc.code.instrs:
         map_regs(instr, physical)
+
+
+def _allocated_regcount(alloc: Allocation) -> int:
+    """regcount of the code once rewritten, from the operands build_code collected."""
+    top = -1
+    for regs in (alloc.code.reads, alloc.code.results):
+        for group in regs:
+            for r in group:
+                if r.file == "R":
+                    top = max(top, alloc.register(r) + r.width - 1)
+    return top + 1 + REGCOUNT_EXTRA
 
 
 def regcount(code: Code) -> int:
