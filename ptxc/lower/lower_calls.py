@@ -1,8 +1,9 @@
 """Calls of `.func` subroutines that are not inlined: ptxc's call ABI, and why a call fails.
 
-inline_calls replaces every call it can with the callee's body.  Two kinds of call
-stay real calls (`real_call`): a call of a recursive `.func` and an indirect call
-through a register.  select_instrs lowers them with the builders here, and
+inline_calls replaces most calls with the callee's body.  Three kinds of call stay
+real calls (`real_call`): a call of a recursive `.func`, of an outlined one (at least
+OUTLINE_MIN_INSTRS long and called from two sites or more: `outlined_functions`),
+and an indirect call through a register.  select_instrs lowers them with the builders here, and
 link_calls appends each called `.func`, lowered once as a subroutine, after the
 kernel's code.  A call of a function only declared here (`.extern`) is still an
 error at the call, `unsupported: calls to .func (...)`, with why_not_inlined's reason.
@@ -163,7 +164,8 @@ class CallContext:
 
 
 def real_call(instr: ptx.Instr, functions: dict[str, ptx.Function], recursive: set[str]) -> bool:
-    """A call that stays a call: indirect, or of a defined recursive .func."""
+    """A call that stays a call: indirect, or of a defined .func in `recursive` (the
+    recursive ones, and the outlined ones: kept_calls)."""
     callee = ptx.call_site(instr).callee
     if not isinstance(callee, ptx.Symbol):
         return True
