@@ -4,7 +4,10 @@ ptxc's call ABI (lower_calls) has every register but R1 caller-saved: a subrouti
 allocated on its own and may write any register.  Before each `CALL`, every virtual
 register value live across it is stored to a slot of the frame (`STL [R1+slot]`),
 and after it (at the top of the next block, where RET comes back) loaded again into
-the same virtual register.  A slot per value, shared by all calls.
+the same virtual register.  A slot per value, shared by all calls; a value is not
+stored again while its slot still holds it (saved before an earlier call and not
+written since, on every way to this call: four calls of the trigonometric slow path
+in fe_math_double store the values they share once).
 
 Expects: instructions in final order, virtual registers, each CALL last in its block
 (select_instrs starts a block after it); func.info.frame_size the frame so far.
@@ -33,10 +36,22 @@ def save_across_calls(func) -> None:
     info = info_of(func)
     slots: dict = {}
     all_values = []
+    preds = code.preds
+    stored: list = [None] * len(func.blocks)   # per block, after it: values whose slot holds them
     for b, block in enumerate(func.blocks):
+        # (the blocks grow as saves go in: their original code is indexed through `code`)
+        valid = _stored_at_entry(b, preds[b], stored)
+        for i in code.block_range(b):
+            for reg in code.results[i]:
+                if reg.virtual:
+                    for k in range(reg.width):
+                        owner = value_of.get((reg.file, reg.num + k, True))
+                        if owner is not None:
+                            valid.discard((owner.file, owner.first))
+        stored[b] = valid
         if not block.instrs or block.instrs[-1].op != "CALL":
             continue
-        live = code.live_out[code.block_range(b)[-1]]   # (the blocks grow as saves go in: index by code)
+        live = code.live_out[code.block_range(b)[-1]]
         found = {}
         for u in live:
             if u[2] and u in value_of:
@@ -45,8 +60,10 @@ def save_across_calls(func) -> None:
         all_values += values
         saves, loads = [], []
         for value in values:
+            key = (value.file, value.first)
             if value.file == "P":
-                _save_predicate(func, value, slots, info, saves, loads)
+                _save_predicate(func, value, slots, info, [] if key in valid else saves, loads)
+                valid.add(key)
                 continue
             if value.file != "R":
                 raise CompileError(Diagnostic(f"unsupported: a {value.file} register value live across a call "
@@ -58,7 +75,9 @@ def save_across_calls(func) -> None:
                 slots[(value.file, value.first)] = offset
             reg = Reg("R", value.first, virtual=True, width=value.width)
             slot = Mem(Reg("R", 1), slots[(value.file, value.first)])
-            saves.append(Instr("STL", STORE_MODS[value.width], [], [slot, reg], comment="saved across the call"))
+            if key not in valid:    # else the slot holds it still, from the save before an earlier call
+                saves.append(Instr("STL", STORE_MODS[value.width], [], [slot, reg], comment="saved across the call"))
+                valid.add(key)
             loads.append(Instr("LDL", STORE_MODS[value.width], [reg], [slot], comment="restored after the call"))
         block.instrs[-1:-1] = saves
         if loads:
@@ -67,6 +86,15 @@ def save_across_calls(func) -> None:
         align = max(8, 4 * max((v.width for v in all_values), default=1))   # the frame keeps each slot aligned
         info.frame_size = (info.frame_size + align - 1) // align * align
         _set_frame(func, info.frame_size)
+
+
+def _stored_at_entry(b: int, preds: list, stored: list) -> set:
+    """The values whose frame slot holds their current value on entry to block b: those
+    stored so on every way in (a block not scanned yet, a loop's back edge, counts as
+    none; the entry block has none).  A restore after a call keeps its slot valid."""
+    if not preds or any(stored[p] is None for p in preds):
+        return set()
+    return set.intersection(*(stored[p] for p in preds))
 
 
 def _save_predicate(func, value, slots, info, saves, loads) -> None:
