@@ -196,7 +196,7 @@ def pressure_bound(func, file: str) -> int:
     read (no path reaches a read of it without passing the write first); every other
     unit is counted as live everywhere."""
     from .assign_regs import is_guarded, read_regs
-    block_of: dict = {}         # unit -> its one block (None: more than one)
+    block_of: dict = {}         # unit -> its block (block-local units)
     span: dict = {}             # unit -> (first, last) instruction index, block-local units
     spread: set = set()         # units counted as live everywhere
     written_at = []
