@@ -671,19 +671,23 @@ def assign_regs(func) -> None:
     by_definition = sorted(order, key=lambda v: (v.file not in ("P", "UP"), _first_def(v), v.first))
     best = _colour(alloc, order)
     chosen = _assignment(alloc)
-    if best is None or best > pressure(alloc) + SLACK:
+    bound = pressure(alloc)
+    if best is None or best > bound + SLACK:
         # ptxas's order (pairs, then quads, then single registers) and its late-read
         # rule can paint it into a corner: pairs take the low registers a quad needed,
         # and the values need many more registers than are ever live at once, or do
         # not fit at all.  Then try again in order of first definition (a greedy
         # colouring of straight-line live ranges needs no more than the pressure), and
         # with liveness alone (the late-read rule is ptxas's habit, not a need); the
-        # fewest registers win, ptxas's way on a tie.
+        # fewest registers win, ptxas's way on a tie, and the first that reaches the
+        # pressure ends the search.
         loose = Allocation(code, value_of, interference(code, [set(live) for live in code.live_out]), alloc.top)
-        for attempt, values in ((alloc, by_definition), (loose, order), (loose, by_definition)):
+        for attempt, values in ((loose, order), (alloc, by_definition), (loose, by_definition)):
             top = _colour(attempt, values)
             if top is not None and (best is None or top < best):
                 best, chosen = top, _assignment(attempt)
+            if best is not None and best <= bound:
+                break
         if best is None:
             raise CompileError(Diagnostic(
                 f"more R registers live at once than the {len(ALLOCATABLE['R'])} available: "
