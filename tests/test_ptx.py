@@ -100,6 +100,9 @@ $L__BB0_2:
     ("\tadd.s32 %r1, %r2 %r3;\n", "unexpected '%r3'", 8, 19),
     ("\tadd.s32 %r1, %r2, %r99;\n", "register '%r99' is not declared", 8, 2),
     ("\tadd.s32 %r1, %r2, #;\n", "unexpected character '#'", 8, 20),
+    # regressions (found by mutating nvcc's PTX): these were internal errors (KeyError)
+    ("\tbra.uni $L__BB0_9;\n", "label '$L__BB0_9' is not defined in 'k'", 8, 2),
+    ("\t.reg .float %f<2>;\n", "unknown type '.float'", 8, 7),
 ])
 def test_syntax_errors_point_at_the_token(bad, message, line, col):
     text = (".version 9.5\n.target sm_89\n.address_size 64\n.visible .entry k()\n{\n"
@@ -112,3 +115,13 @@ def test_syntax_errors_point_at_the_token(bad, message, line, col):
     formatted = info.value.format()
     assert formatted.startswith(f"bad.ptx:{line}:{col}: error:")
     assert formatted.splitlines()[2] == " " * (col - 1) + "^"
+
+
+def test_unknown_parameter_type_is_an_error():
+    """Regression: `.param .float` (not a PTX type) was an internal error (KeyError)."""
+    text = ".version 9.5\n.target sm_89\n.address_size 64\n.visible .entry k(\n\t.param .float p\n)\n{\n\tret;\n}\n"
+    with pytest.raises(CompileError) as info:
+        parse_ptx(text, "bad.ptx")
+    diag = info.value.diagnostics[0]
+    assert diag.message == "unknown type '.float'"
+    assert (diag.loc.line, diag.loc.col) == (5, 9)

@@ -277,6 +277,9 @@ _TYPE_SIZES = {"pred": 1, "b8": 1, "s8": 1, "u8": 1, "b16": 2, "s16": 2, "u16": 
                "b64": 8, "s64": 8, "u64": 8, "f64": 8, "b128": 16}
 
 
+TYPE_SIZES = _TYPE_SIZES   # the scalar types PTX declares registers, parameters and variables with
+
+
 def type_size(ptx_type: str) -> int:
     """Bytes taken by a PTX scalar type such as '.u64'."""
     return _TYPE_SIZES[ptx_type.lstrip(".")]

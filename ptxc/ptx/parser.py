@@ -60,6 +60,10 @@ def parse_float_bits(text: str) -> ir.Imm:
     return ir.Imm(struct.unpack("<d", struct.pack("<Q", int(text[2:], 16)))[0], ".f64")
 
 
+# Words a `.param` or a variable declaration takes beside its type.
+ATTRIBUTE_WORDS = frozenset({".ptr", ".global", ".shared", ".local", ".const", ".param", ".v2", ".v4", ".v8"})
+
+
 def _loc(token) -> tuple[int, int]:
     return (token.line, token.column)
 
@@ -70,6 +74,7 @@ class _ToIR(Transformer):
     def __init__(self):
         super().__init__()
         self.scopes = 0   # nested scopes flattened so far in the current function
+        self.problems: list = []   # (message, (line, col)) of declarations with an unknown type
 
     def start(self, items):
         module = ir.Module(functions=[], globals=[])
@@ -101,7 +106,10 @@ class _ToIR(Transformer):
     def attr(self, items):
         if len(items) == 2:
             return ("align", parse_int(items[1]))
-        return str(items[0])
+        word = str(items[0])
+        if word not in ATTRIBUTE_WORDS and word[1:] not in ir.TYPE_SIZES:
+            self.problems.append((f"unknown type '{word}'", _loc(items[0])))
+        return word
 
     def array_dim(self, items):
         return 0 if items[0] is None else parse_int(items[0])
@@ -189,6 +197,8 @@ class _ToIR(Transformer):
 
     def reg_decl(self, items):
         type_, *names = items
+        if str(type_)[1:] not in ir.TYPE_SIZES:
+            self.problems.append((f"unknown type '{type_}'", _loc(type_)))
         return [ir.RegDecl(str(type_), prefix, count) for prefix, count in names]
 
     def reg_name(self, items):
@@ -299,6 +309,21 @@ def _describe(exc: UnexpectedInput) -> str:
     return "syntax error"
 
 
+def check_branch_targets(func: ir.Function, filename: str) -> list[Diagnostic]:
+    """A `bra` goes to a label of its own function."""
+    labels = {item.name for item in func.body if isinstance(item, ir.Label)}
+    problems = []
+    for instr in func.instrs():
+        if instr.base == "bra" and instr.operands:
+            target = instr.operands[-1]
+            name = target.name if isinstance(target, ir.Symbol) else str(target)
+            if name not in labels:
+                line, col = instr.loc or (0, 0)
+                problems.append(Diagnostic(f"label '{name}' is not defined in '{func.name}'",
+                                           SourceLoc(filename, line, col)))
+    return problems
+
+
 def check_registers(func: ir.Function, filename: str, source: str) -> list[Diagnostic]:
     """Every register an instruction names must be declared by a `.reg` of its function."""
     declared = func.reg_type
@@ -356,8 +381,11 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> ir.Module:
             lines = text.splitlines() or [""]
             line, col = len(lines), len(lines[-1]) + 1
         raise CompileError.at(f"PTX syntax error: {_describe(exc)}", filename, line, col, text) from None
-    problems = [d for f in module.functions
-                for d in check_registers(f, filename, text) + check_pair_destinations(f, filename)]
+    problems = [Diagnostic(message, SourceLoc(filename, line, col))
+                for message, (line, col) in _TRANSFORMER.problems]
+    problems += [d for f in module.functions
+                 for d in check_registers(f, filename, text) + check_pair_destinations(f, filename)
+                 + check_branch_targets(f, filename)]
     if problems:
         raise CompileError(problems, text)
     return module
