@@ -125,3 +125,63 @@ def test_unknown_parameter_type_is_an_error():
     diag = info.value.diagnostics[0]
     assert diag.message == "unknown type '.float'"
     assert (diag.loc.line, diag.loc.col) == (5, 9)
+
+
+# Instructions whose operands do not fit their opcode: each was an internal error (a
+# rule unpacking operands that were not there) before operand_shapes, found by mutating
+# nvcc's PTX.  ptxas rejects every one on the same line: the test asks it.
+BAD_OPERANDS = [
+    ("add.s32 %r1, %r2;", "'add.s32' takes 3 operands, not 2"),
+    ("add.s32 %r1, %r2, %r3, %r3;", "'add.s32' takes 3 operands, not 4"),
+    ("ld.global.u32 %r1;", "'ld.global.u32' takes 2 operands, not 1"),
+    ("ld.global.v2.u32 %r1, [%rd1];", "'ld.global.v2.u32' moves a vector of 2"),
+    ("ld.global.u32 {%r1, %r2}, [%rd1];", "'ld.global.u32' moves one value"),
+    ("st.global.u32 %r1, %r2;", "operand 1 of 'st.global.u32' must be an address"),
+    ("mov.u32 1, %r1;", "operand 1 of 'mov.u32' must be a register"),
+    ("add.s32 %r1, %r2, 1.5;", "'add.s32' takes no floating-point immediate"),
+    ("add.f32 %f1, %f2, 1;", "'add.f32' takes no integer immediate"),
+    ("or.b32 %r1, %r2, 0d3FF0000000000000;", "'or.b32' takes no 64-bit floating-point immediate"),
+    ("st.param.local [%rd1], %r1;", "'st.param.local' names no type"),
+    ("cvt.u64.u32 %rd1, %r1, %r2;", "'cvt.u64.u32' takes 2 operands, not 3"),
+    ("setp.lt.s32 %p1, %r1;", "'setp.lt.s32' takes 3 or 4 operands, not 2"),
+    ("bra.uni $L__nowhere;", "label '$L__nowhere' is not defined in 'k'"),
+]
+
+
+def _kernel_with(line: str) -> str:
+    return (".version 9.0\n.target sm_89\n.address_size 64\n.visible .entry k()\n{\n"
+            "\t.reg .b32 %r<4>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<2>;\n\n"
+            f"\t{line}\n\tret;\n}}\n")
+
+
+@pytest.mark.parametrize("line, message", BAD_OPERANDS)
+def test_operands_that_do_not_fit_are_errors_at_the_instruction(line, message):
+    with pytest.raises(CompileError) as info:
+        parse_ptx(_kernel_with(line), "bad.ptx")
+    diag = info.value.diagnostics[0]
+    assert message in diag.message
+    assert (diag.loc.line, diag.loc.col) == (11, 2)
+
+
+@pytest.mark.oracle
+def test_ptxas_rejects_the_same_operands(tmp_path):
+    """The oracle agrees that each of BAD_OPERANDS is an error, on the same line."""
+    for k, (line, _message) in enumerate(BAD_OPERANDS):
+        ptx = tmp_path / f"bad{k}.ptx"
+        ptx.write_text(_kernel_with(line))
+        result = oracle.run("ptxas", "-arch=sm_89", "-o", str(tmp_path / "x.cubin"), str(ptx), check=False)
+        assert result.returncode != 0, line
+        assert f"line 11;" in result.stdout + result.stderr, (line, result.stderr)
+
+
+def test_operand_shapes_of_the_cli_error(tmp_path, capsys):
+    """Through the command line: file:line:col, the line, a caret, exit 1, no output."""
+    from ptxc.cli import main
+    ptx = tmp_path / "bad.ptx"
+    ptx.write_text(_kernel_with("add.s32 %r1, %r2;"))
+    out = tmp_path / "bad.cubin"
+    assert main([str(ptx), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{ptx}:11:2: error: 'add.s32' takes 3 operands, not 2")
+    assert err.splitlines()[2] == " ^"
+    assert not out.exists()

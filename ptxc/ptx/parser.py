@@ -17,6 +17,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from . import ir
+from .operand_shapes import check_operand_shapes
 from .scopes import Scope, flatten_function_body, flatten_into
 
 
@@ -385,7 +386,7 @@ def parse_ptx(text: str, filename: str = "<ptx>") -> ir.Module:
                 for message, (line, col) in _TRANSFORMER.problems]
     problems += [d for f in module.functions
                  for d in check_registers(f, filename, text) + check_pair_destinations(f, filename)
-                 + check_branch_targets(f, filename)]
+                 + check_operand_shapes(f, filename) + check_branch_targets(f, filename)]
     if problems:
         raise CompileError(problems, text)
     return module
