@@ -58,7 +58,7 @@ _KIND_NAMES = {"d": "a register", "D": "a register or a vector", "x": "a value",
                "m": "an address ([...])", "l": "a label"}
 
 
-def _fits(kind: str, op, base: str) -> bool:
+def _fits(kind: str, op) -> bool:
     if kind == "d" or kind == "D":
         if isinstance(op, ir.Reg) or op == ir.Symbol("_"):
             return True
@@ -74,8 +74,8 @@ def _fits(kind: str, op, base: str) -> bool:
     return isinstance(op, ir.Symbol)     # "l"
 
 
-def _vector_count(instr: ir.Instr) -> int:
-    for part in instr.parts[1:]:
+def _vector_count(parts: list) -> int:
+    for part in parts[1:]:
         if part in ("v2", "v4", "v8"):
             return int(part[1])
     return 0
@@ -91,15 +91,16 @@ def _immediates(op) -> list:
 
 def shape_problem(instr: ir.Instr) -> str | None:
     """What is wrong with the instruction's operands, or None."""
-    base = instr.base
+    parts = instr.opcode.split(".")
+    base = parts[0]
     shapes = SHAPES.get(base)
     if shapes is None:
         return None
-    type_ = instr.parts[-1]
-    if base in TYPED and len(instr.parts) > 1 and type_ not in ir.TYPE_SIZES:
+    type_ = parts[-1]
+    if base in TYPED and len(parts) > 1 and type_ not in ir.TYPE_SIZES:
         return f"'{instr.opcode}' names no type (.b32, .u64, .f32, ...) as its last part"
     ops = instr.operands
-    if base == "cvt" and len(instr.parts) > 2 and instr.parts[-2] in PACKED_TYPES:
+    if base == "cvt" and len(parts) > 2 and parts[-2] in PACKED_TYPES:
         shapes = ("dxx", "dxxx")       # cvt.rn.f16x2.f32 d, a, b: two values packed into one
     fitting = [s for s in shapes if len(s) == len(ops)]
     if not fitting:
@@ -108,11 +109,11 @@ def shape_problem(instr: ir.Instr) -> str | None:
         return f"'{instr.opcode}' takes {wanted} operand{'s' if counts[-1] != 1 else ''}, not {len(ops)}"
     shape = fitting[0]
     for k, (kind, op) in enumerate(zip(shape, ops)):
-        if not _fits(kind, op, base):
+        if not _fits(kind, op):
             return f"operand {k + 1} of '{instr.opcode}' must be {_KIND_NAMES[kind]}"
     if base in ("ld", "ldu", "st"):
         data = ops[0] if base != "st" else ops[1]
-        count = _vector_count(instr)
+        count = _vector_count(parts)
         if count and not (isinstance(data, ir.Vector) and len(data.elems) == count):
             return f"'{instr.opcode}' moves a vector of {count}: write {{...}} with {count} elements"
         if not count and isinstance(data, ir.Vector):
@@ -120,6 +121,8 @@ def shape_problem(instr: ir.Instr) -> str | None:
     family = "f" if type_.startswith("bf") else type_[0]
     if type_ in ir.TYPE_SIZES and family in "sufb":
         for op in ops:
+            if op.__class__ is ir.Reg:
+                continue
             for imm in _immediates(op):
                 if family == "b":      # bits: a float literal of the same width only
                     if imm.type is not None and ir.type_size(imm.type) != ir.type_size(type_):
