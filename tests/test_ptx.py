@@ -145,6 +145,7 @@ BAD_OPERANDS = [
     ("cvt.u64.u32 %rd1, %r1, %r2;", "'cvt.u64.u32' takes 2 operands, not 3"),
     ("setp.lt.s32 %p1, %r1;", "'setp.lt.s32' takes 3 or 4 operands, not 2"),
     ("bra.uni $L__nowhere;", "label '$L__nowhere' is not defined in 'k'"),
+    ("bar.sync 0, 1.0;", "'bar.sync' takes no floating-point immediate"),
 ]
 
 

@@ -185,7 +185,7 @@ def _load_narrow_constant(s: Selector, dst: Reg, word: CBank, byte: int, elem: i
     target = dst if dst.width == 1 else half(dst, 0)
     s.emit("PRMT", (), [target], [word_reg, Imm(sel, "int"), ZERO])
     if dst.width == 2:
-        if signed:
+        if t.startswith("s"):
             s.emit("SHF", ("R", "S32", "HI"), [half(dst, 1)], [ZERO, Imm(31, "int"), target])
         else:
             s.emit("MOV", (), [half(dst, 1)], [ZERO])

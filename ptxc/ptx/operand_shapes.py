@@ -17,7 +17,8 @@ unsupported, or lowers what it knows).  ld and st with `.v2`/`.v4`/`.v8` take a 
 of that many elements and without it no vector.
 
 Immediates follow ptxas: an `.s*`/`.u*` instruction takes no floating-point immediate,
-an `.f*` instruction no integer one (`.b*` takes either: `mov.b32 %r1, 0f3F800000`).
+an `.f*` instruction no integer one, `.b*` a float of its own width (`mov.b32 %r1,
+0f3F800000`) or an integer, and an instruction without a type (`bar.sync 0`) integers.
 The type is the opcode's last part (a cvt's source type is its last).
 """
 from __future__ import annotations
@@ -119,7 +120,9 @@ def shape_problem(instr: ir.Instr) -> str | None:
         if not count and isinstance(data, ir.Vector):
             return f"'{instr.opcode}' moves one value: a vector needs .v2, .v4 or .v8"
     family = "f" if type_.startswith("bf") else type_[0]
-    if type_ in ir.TYPE_SIZES and family in "sufb":
+    if type_ not in ir.TYPE_SIZES:      # bar.sync, nanosleep, ...: integers only
+        family = "u"
+    if family in "sufb":
         for op in ops:
             if op.__class__ is ir.Reg:
                 continue
