@@ -77,3 +77,33 @@ def test_ptxc_ptx_computes_what_nvcc_computes(name):
             shown = ", ".join(f"[{i}] ptxc {a!r} nvcc {b!r}" for i, a, b in diffs[:4])
             report.append(f"{buffer}: {len(diffs)} of {len(values)} differ: {shown}")
     assert not report, f"{name}:\n" + "\n".join(report)
+
+
+ENUM_WIDENING = """
+// LAUNCH: enum_widen grid=1 block=32 out=i64[96]:zero
+enum Level { LOW = -2, MID = 0, HIGH = 3 };
+__global__ void enum_widen(long long* out) {
+    Level e = threadIdx.x % 3 == 0 ? LOW : threadIdx.x % 3 == 1 ? MID : HIGH;
+    out[3 * threadIdx.x] = (long long)e;
+    out[3 * threadIdx.x + 1] = (long long)(unsigned long long)e;
+    out[3 * threadIdx.x + 2] = (long long)e * 1000000007LL;
+}
+"""
+
+
+def test_enum_widens_as_int(tmp_path):
+    """Regression: an enum converted to a 64-bit integer was an internal error in the
+    code generator (EnumType has no signedness); it sign-extends as its int does."""
+    from ptxc.cli import main
+    path = tmp_path / "enum_widen.cu"
+    path.write_text(ENUM_WIDENING)
+    ours, theirs = cubins(path)
+    assert main([str(path), "-o", str(tmp_path / "own.cubin")]) == 0
+    own = (tmp_path / "own.cubin").read_bytes()
+    want = []
+    for t in range(32):
+        e = (-2, 0, 3)[t % 3]
+        want += [e, e, e * 1000000007]
+    for who, cubin in (("nvcc", theirs), ("ptxc's PTX", ours), ("ptxc", own)):
+        got = [int(v) for v in run(cubin, path, who).buffers["out"]]
+        assert got == want, who

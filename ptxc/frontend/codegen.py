@@ -1761,6 +1761,8 @@ class FunctionCodegen:
             if isinstance(dst, S.PointerType):
                 return ir.Imm(int(value.value))
             return imm_for(S.convert_constant(value.value, dst), dst)
+        if src.__class__ is S.EnumType:    # an enum converts as its underlying int
+            src = S.INT
         if isinstance(dst, S.PointerType):
             src_int = src
             if value.cls == "rd":

@@ -1455,7 +1455,10 @@ class Analyzer:
         then = self.operand(expr.then)
         else_ = self.operand(expr.else_)
         tt, et = then.type, else_.type
-        if is_arithmetic(tt) and is_arithmetic(et):
+        if isinstance(tt, EnumType) and isinstance(et, EnumType) and unqualified(tt) == unqualified(et):
+            # C++: both operands of one enumeration type give that type (`c ? LOW : HIGH`)
+            expr.then, expr.else_, expr.type = then, else_, unqualified(tt)
+        elif is_arithmetic(tt) and is_arithmetic(et):
             common = arithmetic_common(tt, et)
             if tt == BOOL and et == BOOL:
                 common = BOOL
