@@ -181,3 +181,39 @@ def test_generic_float_atomic_on_shared_and_global():
     want[3] = 2.0 * np.sum(sel == 2)
     assert np.array_equal(run.buffers["f"], want), (run.buffers["f"], want)
     assert "QSPC" in oracle.run("cuobjdump", "-sass", _cubin_path(GENERIC_ATOMIC)).stdout
+
+
+WIDE_CONVERSIONS = """
+// LAUNCH: f2u64 grid=1 block=32 x=u32[32]:iota out=u64[32]:zero
+// LAUNCH: div64 grid=1 block=64 w=i64[64]:rand d=u64[64]:ones q=u64[64]:zero r=u64[64]:zero
+__global__ void f2u64(const unsigned* x, unsigned long long* out) {
+    int i = threadIdx.x;
+    out[i] = (unsigned long long)__uint_as_float(0x5f7ffffeu - x[i] * 0x00800000u);
+}
+__global__ void div64(const long long* w, const unsigned long long* d, unsigned long long* q,
+                      unsigned long long* r) {
+    int i = threadIdx.x;
+    unsigned long long n = (unsigned long long)w[i], m = d[i] + (unsigned long long)(i / 8) * 3;
+    q[i] = n / m;
+    r[i] = n % m;
+}
+"""
+
+
+@needs_nvcc
+def test_float_to_u64_at_and_above_2_to_the_63():
+    """Regression: F2I.U64 of a float in [2^63, 2^64) gave 0 (numba's math.floor returns
+    an int64, which wrapped), and so ptxas's 64-bit division by 1 came out wrong (the
+    reciprocal of 1 is the only one that large): nvcc's cubin against Python."""
+    import struct
+    result = run_spec(WIDE_CONVERSIONS)
+    out = [int(v) & (2**64 - 1) for v in result.buffers["out"]]
+    want = []
+    for i in range(32):
+        f = struct.unpack("<f", struct.pack("<I", (0x5F7FFFFE - i * 0x00800000) & 0xFFFFFFFF))[0]
+        want.append(min(int(f), 2**64 - 1))
+    assert out == want
+    w = [int(v) & (2**64 - 1) for v in result.buffers["w"]]
+    m = [int(v) + (i // 8) * 3 for i, v in enumerate(result.buffers["d"])]
+    assert [int(v) for v in result.buffers["q"]] == [a // b for a, b in zip(w, m)]
+    assert [int(v) for v in result.buffers["r"]] == [a % b for a, b in zip(w, m)]

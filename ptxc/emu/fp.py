@@ -324,18 +324,20 @@ def fcompare(x, y, cmp):
 
 @njit(cache=True)
 def frnd(x, mode):
-    """Round a float64 to an integral value in `mode` (RN: half to even)."""
+    """Round a float64 to an integral value in `mode` (RN: half to even).  np.floor and
+    friends, not math.floor: under numba math.floor returns an int64, which wraps for
+    |x| >= 2^63 (F2I.U64 of 1.8e19 came out 0, and 64-bit division by 1 wrong)."""
     if mode == RM:
-        return math.floor(x)
+        return np.floor(x)
     if mode == RP:
-        return math.ceil(x)
+        return np.ceil(x)
     if mode == RZ:
-        return math.trunc(x) if math.isfinite(x) else x
+        return np.trunc(x)
     if not math.isfinite(x):
         return x
-    r = math.floor(x)
+    r = np.floor(x)
     diff = x - r
-    if diff > 0.5 or (diff == 0.5 and r * 0.5 != math.floor(r * 0.5)):
+    if diff > 0.5 or (diff == 0.5 and r * 0.5 != np.floor(r * 0.5)):
         r += 1.0
     if r == 0.0 and x < 0.0:
         return -0.0
@@ -409,11 +411,11 @@ def mufu(func, a):
     elif func == 1:    # SIN of x revolutions
         if not math.isfinite(x):
             return NAN32
-        r = math.sin(2.0 * math.pi * (x - math.floor(x)))
+        r = math.sin(2.0 * math.pi * (x - np.floor(x)))
     elif func == 0:    # COS
         if not math.isfinite(x):
             return NAN32
-        r = math.cos(2.0 * math.pi * (x - math.floor(x)))
+        r = math.cos(2.0 * math.pi * (x - np.floor(x)))
     elif func == 9:    # TANH
         r = math.tanh(x)
     else:
