@@ -107,3 +107,42 @@ def test_enum_widens_as_int(tmp_path):
     for who, cubin in (("nvcc", theirs), ("ptxc's PTX", ours), ("ptxc", own)):
         got = [int(v) for v in run(cubin, path, who).buffers["out"]]
         assert got == want, who
+
+
+NARROW_CHARS = """
+// LAUNCH: narrow_chars grid=2 block=64 a=i32[128]:rand b=i32[128]:rand out=i64[1024]:zero
+__global__ void narrow_chars(const int* a, const int* b, long long* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int x = a[i] & 0xffffff00 | (i & 1 ? 0 : b[i] & 0xff);
+    signed char c = (signed char)x;
+    unsigned char uc = (unsigned char)(b[i] >> 3);
+    unsigned short us = (unsigned short)(x >> 7);
+    long long L = (long long)b[i] * 77777;
+    out[8 * i] = -(unsigned short)c;
+    out[8 * i + 1] = ~(unsigned short)c;
+    out[8 * i + 2] = c ? us : L;
+    out[8 * i + 3] = !(unsigned char)c;
+    out[8 * i + 4] = (x ? 0x80000000u : c) && c;
+    out[8 * i + 5] = (short)c + (short)uc;
+    out[8 * i + 6] = (bool)c;
+    out[8 * i + 7] = uc ? (unsigned short)uc : 7;
+}
+"""
+
+
+def test_chars_in_16_bit_registers(tmp_path):
+    """Regression (random expression kernels against nvcc): a char lives in a 16-bit
+    register above whose byte int -> char truncation leaves bits; char -> short used
+    the register as it was, and `if (c)` tested all 16 bits.  Every value against nvcc's
+    cubin, for ptxc's PTX through ptxas and ptxc's own cubin."""
+    from ptxc.cli import main
+    path = tmp_path / "narrow_chars.cu"
+    path.write_text(NARROW_CHARS)
+    ours, theirs = cubins(path)
+    assert main([str(path), "-o", str(tmp_path / "own.cubin")]) == 0
+    want = [int(v) for v in run(theirs, path, "nvcc").buffers["out"]]
+    assert any(want[8 * i + 6] == 0 for i in range(128)) and any(want[8 * i + 6] for i in range(128))
+    for who, cubin in (("ptxc's PTX", ours), ("ptxc", (tmp_path / "own.cubin").read_bytes())):
+        got = [int(v) for v in run(cubin, path, who).buffers["out"]]
+        wrong = sorted({k % 8 for k in range(len(want)) if got[k] != want[k]})
+        assert not wrong, f"{who}: outputs {wrong} differ"

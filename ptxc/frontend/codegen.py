@@ -963,6 +963,9 @@ class FunctionCodegen:
         if isinstance(t, S.FloatType):
             cond = "eq" if negate else "neu"
             return self.op(f"setp.{cond}.{float_type(t)}", "p", value, ir.Imm(0.0, "." + float_type(t)))
+        if value.cls == "rs" and S.sizeof(t) == 1:
+            # a char's 16-bit register holds its byte and whatever the truncation left above
+            value = self.op("and.b16", "rs", value, ir.Imm(255))
         suffix = {"rs": "s16", "r": "s32", "rd": "s64"}[value.cls]
         return self.op(f"setp.{cond}.{suffix}", "p", value, ir.Imm(0))
 
@@ -1788,6 +1791,10 @@ class FunctionCodegen:
             if dbits < sbits or (dbits == 8 and sbits == 16):
                 # narrowing inside one register class (short -> char): re-extend the bits kept
                 return self.op(f"cvt.{cvt_int(dst)}.{int_type(src)}", dcls, value) if dbits == 8 else value
+            if sbits == 8 and dbits == 16:
+                # char -> short: a char's 16-bit register holds only its low byte for sure
+                # (int -> char truncates to 16 bits), so extend from the byte
+                return self.op(f"cvt.{'s' if src.signed else 'u'}16.{cvt_int(src)}", dcls, value)
             return value
         if dbits > sbits:
             # widening: extend by the source's signedness
