@@ -537,12 +537,14 @@ def float_to_int(x, mode, itype):
         if r >= top:
             return np.int64(top)
         return np.int64(r)
+    # S16 / S8: saturated and sign-extended to 32 bits (ptxas stores F2I.S16's register
+    # as the s32 of `cvt.s32.s16` without extending it)
     top = 32767.0 if itype == 3 else 127.0
     if r <= -top - 1.0:
-        return np.int64(-top - 1.0) & 0xFFFF
+        return np.int64(-top - 1.0) & M32
     if r >= top:
         return np.int64(top)
-    return np.int64(r) & 0xFFFF
+    return np.int64(r) & M32
 
 
 @njit(cache=True)

@@ -107,7 +107,7 @@ def b_float_arith(opid):
 
 
 def b_f2i(op, mods):
-    dst = next((INT_TYPES[t] for t in mods if t in INT_TYPES and t not in ("U8", "S8", "U16", "S16")), I.IT_S32)
+    dst = next((INT_TYPES[t] for t in mods if t in INT_TYPES), I.IT_S32)
     bits = _rounding(mods) | (I.M_FTZ if "FTZ" in mods else 0) | (dst << I.IT_SHIFT)
     if "F64" in mods:
         bits |= I.M_F64

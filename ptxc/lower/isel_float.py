@@ -353,7 +353,8 @@ def cvt_float_int(s: Selector, i, d, a, dtype: str, atype: str, mods, src: Reg |
     if src is None:
         src = dsrc(s, a) if atype == "f64" else s.r(a, "f32")
     ftz_mod = ("FTZ",) if "ftz" in mods else ()
-    type_mod = () if dtype == "s32" else (INT_TYPE[dtype if dsize >= 4 else ("s32" if dtype.startswith("s") else "u32")],)
+    wide_type = dtype if dsize >= 4 else ("s32" if dtype.startswith("s") else "u32")   # s8/s16 via s32
+    type_mod = () if wide_type == "s32" else (INT_TYPE[wide_type],)      # S32 is F2I's default: unprinted
     if dsize == 8:
         type_mod = (INT_TYPE[dtype],)
     src_mod = ("F64",) if atype == "f64" else ()
