@@ -92,6 +92,19 @@ ZERO = {"R": 255, "UR": 63, "P": 7, "UP": 7}
 # stored or ptxas deletes them.
 # ---------------------------------------------------------------------------------------
 PROBES = {
+    # 64-bit division and shifts whose divisor / shifted high word ptxas keeps uniform or
+    # constant: IMAD.HI.U32 / IMAD.WIDE.U32 with a UR source, SHF.R.S64 with an immediate
+    # (found by running ptxas's cubins of random expression kernels on the emulator)
+    "uniform_div64": """
+  ld.global.u32 %r2, [%rd1]; ld.global.u32 %r3, [%rd1+4];
+  cvt.u64.u32 %rd2, %r2; or.b64 %rd3, %rd2, -4294967296; and.b32 %r4, %r3, 63; shr.s64 %rd4, %rd3, %r4;
+  st.global.u64 [%rd0], %rd4;
+  ld.global.u64 %rd5, [%rd1+8]; ld.global.u64 %rd6, [%rd1+16];
+  cvt.u64.u32 %rd7, %r0; mul.lo.s64 %rd8, %rd7, 0x100000001;
+  rem.u64 %rd9, %rd8, %rd5; st.global.u64 [%rd0+8], %rd9;
+  sub.s64 %rd10, 0, %rd8; div.u64 %rd11, %rd10, %rd6; st.global.u64 [%rd0+16], %rd11;
+  mul.hi.u32 %r5, %r3, %r0; st.global.u32 [%rd0+24], %r5;
+""",
     "sregs": """
   mov.u32 %r2, %tid.y; mov.u32 %r3, %tid.z; mov.u32 %r4, %ctaid.x; mov.u32 %r5, %ctaid.y;
   mov.u32 %r6, %ctaid.z; mov.u32 %r7, %laneid; mov.u32 %r8, %warpid; mov.u32 %r9, %smid;

@@ -1,0 +1,420 @@
+#!/usr/bin/env python3
+"""Random tests of ptxc against NVIDIA's tools: wrong code and internal errors.
+
+    python scripts/fuzz_kernels.py differential --seeds 0:50          # random kernels, results vs nvcc
+    python scripts/fuzz_kernels.py differential --seeds 0:20 --arch sm_90 --style statements
+    python scripts/fuzz_kernels.py mutate --kind ptx --count 400 --seed 1   # bad input, no internal error
+
+`differential` writes a kernel of random integer expressions (`--style expressions`) or
+of random statements over variables of every integer type, float and double (`--style
+statements`), free of undefined behaviour by construction (unsigned or bounded signed
+arithmetic, divisors made nonzero, shift counts masked, floats converted only inside
+their integer range).  nvcc's cubin, ptxc's own cubin and ptxas's cubin of ptxc's PTX
+run its LAUNCH line on the emulator (ptxc's with the hazard checker); every output must
+equal nvcc's.  A kernel that differs is kept under --out with the outputs that differ;
+scripts/fuzz_kernels.py reduce FILE.cu INDEX then evaluates every parenthesized
+subexpression of output INDEX on its own, smallest first, to find the smallest that
+differs.  A cubin the emulator cannot run (an instruction its table lacks) is reported
+as such, not as a difference.
+
+`mutate` changes one token of a testsuite file (`--kind cu`), one instruction's
+opcode or operands of nvcc's PTX for one (`ptx`), or bytes of a cubin given to `ptxc
+dump` (`cubin`), and checks that ptxc either compiles it or reports a diagnostic with
+exit status 1 and no output file: never an internal error.
+
+Everything found this way so far has a regression test (tests/test_ptx.py operand
+shapes, tests/test_frontend_emu.py chars and enums, tests/test_narrow_params.py,
+tests/test_emu_machine.py wide conversions).  Exit status: 1 if anything was found.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import random
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ptxc import oracle  # noqa: E402
+
+HEAD = ["// LAUNCH: k grid=2 block=64 a=i32[128]:rand b=i32[128]:rand w=i64[128]:rand out=u64[{n}]:zero",
+        "__global__ void k(const int* a, const int* b, const long long* w, unsigned long long* out) {",
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;",
+        "    int x = a[i], y = b[i]; long long L = w[i];"]
+
+
+# ---- random kernels ------------------------------------------------------------------------
+class Expressions:
+    """Integer expressions over variables of every integer type; one output each."""
+    PRELUDE = ["    unsigned u = x * 2654435761u, v = y ^ 0x5bd1e995u;",
+               "    short s = (short)y; signed char c = (signed char)x; unsigned char uc = (unsigned char)(y >> 3);",
+               "    unsigned short us = (unsigned short)(x >> 7); unsigned long long UL = (unsigned long long)L * 3ull;",
+               "    bool bb = (x & 4) != 0;"]
+    VARS = ["x", "y", "u", "v", "s", "c", "uc", "us", "L", "UL", "bb"]
+    CONSTANTS = ["0", "1", "7", "255", "65535", "0x7fffffff", "0x80000000u", "3u", "123456789LL", "0xffffffffULL",
+                 "-1", "-9", "31", "1000003"]
+    INTS = ["int", "unsigned", "long long", "unsigned long long", "short", "unsigned short", "signed char",
+            "unsigned char"]
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def expr(self, depth: int) -> str:
+        rng = self.rng
+        if depth <= 0 or rng.random() < 0.25:
+            return rng.choice(self.VARS) if rng.random() < 0.75 else rng.choice(self.CONSTANTS)
+        a, b = self.expr(depth - 1), self.expr(depth - 1)
+        r = rng.random()
+        if r < 0.45:        # unsigned arithmetic: wraps, never undefined
+            t = rng.choice(["unsigned", "unsigned long long"])
+            return f"(({t})({a}) {rng.choice(['+', '-', '*', '&', '|', '^'])} ({t})({b}))"
+        if r < 0.55:        # division: nonzero divisors; signed ones bounded (no INT_MIN / -1)
+            t = rng.choice(["unsigned", "unsigned long long", "int", "long long"])
+            if t.startswith("unsigned"):
+                return f"(({t})({a}) {rng.choice(['/', '%'])} (({t})({b}) | 1u))"
+            return f"(({t})(({a}) & 0xffffff) {rng.choice(['/', '%'])} ((({t})({b}) & 0xff) | 1))"
+        if r < 0.65:        # shifts: counts below the width; signed values shifted right only
+            t = rng.choice(["unsigned", "unsigned long long", "int", "long long"])
+            width = 31 if t in ("unsigned", "int") else 63
+            op = ">>" if t in ("int", "long long") else rng.choice(["<<", ">>"])
+            return f"(({t})({a}) {op} (({b}) & {width}))"
+        if r < 0.75:
+            return f"(({a}) {rng.choice(['<', '>', '<=', '>=', '==', '!='])} ({b}))"
+        if r < 0.8:
+            return f"(({a}) {rng.choice(['&&', '||'])} ({b}))"
+        if r < 0.88:
+            return f"(({self.expr(depth - 1)}) ? ({a}) : ({b}))"
+        if r < 0.94:
+            return f"(({rng.choice(self.INTS)})({a}))"
+        return f"({rng.choice(['~', '!', '-'])}({rng.choice(['unsigned', 'unsigned long long', 'unsigned short', 'unsigned char'])})({a}))"
+
+    def kernel(self, outputs: int = 6) -> str:
+        lines = [HEAD[0].format(n=128 * outputs)] + HEAD[1:] + self.PRELUDE
+        for k in range(outputs):
+            lines.append(f"    out[i * {outputs} + {k}] = (unsigned long long)({self.expr(self.rng.randint(2, 5))});")
+        return "\n".join(lines + ["}"]) + "\n"
+
+
+class Statements:
+    """Declarations of random types, then compound assignments, ++/-- under conditions."""
+    TYPES = ["int", "unsigned", "long long", "unsigned long long", "short", "unsigned short", "signed char",
+             "unsigned char", "float", "double", "bool"]
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.vars = [("x", "int"), ("y", "int"), ("L", "long long")]
+
+    def atom(self) -> str:
+        if self.rng.random() < 0.8:
+            v, t = self.rng.choice(self.vars)
+            return f"((int){v})" if t in ("float", "double") else v    # floats here are small: no UB
+        return self.rng.choice(["0", "1", "-1", "3", "17", "255", "0x7fff", "100000", "2u", "0x1234567890LL"])
+
+    def expr(self, depth: int) -> str:
+        rng = self.rng
+        if depth <= 0 or rng.random() < 0.3:
+            return self.atom()
+        a, b = self.expr(depth - 1), self.expr(depth - 1)
+        r = rng.random()
+        if r < 0.2:         # signed arithmetic on 15-bit values: no overflow
+            return f"(((int)({a}) & 0x7fff) {rng.choice(['+', '-', '*'])} ((int)({b}) & 0x7fff))"
+        if r < 0.4:
+            t = rng.choice(["unsigned", "unsigned long long"])
+            return f"(({t})({a}) {rng.choice(['+', '-', '*', '&', '|', '^'])} ({t})({b}))"
+        if r < 0.5:
+            return f"(({a}) {rng.choice(['<', '>', '<=', '>=', '==', '!='])} ({b}))"
+        if r < 0.57:
+            t = rng.choice(["int", "long long"])
+            return f"((({t})({a}) & 0xfffff) {rng.choice(['/', '%'])} ((({t})({b}) & 0x3ff) + 1))"
+        if r < 0.64:
+            t = rng.choice(["int", "long long", "unsigned", "unsigned long long", "short", "unsigned char"])
+            width = 63 if "long" in t else 31
+            op = ">>" if t in ("int", "long long") else rng.choice(["<<", ">>"])
+            return f"(({t})({a}) {op} ((int)({b}) & {width}))"
+        if r < 0.72:
+            return f"(({self.expr(depth - 1)}) ? ({a}) : ({b}))"
+        if r < 0.8:         # float arithmetic on 12-bit values, back to int inside its range
+            t = rng.choice(["float", "double"])
+            if rng.random() < 0.25:
+                return f"((int)(({t})((int)({a}) & 0xffff) / ({t})(((int)({b}) & 0xff) + 1)))"
+            return f"((int)(({t})((int)({a}) & 0xfff) {rng.choice(['+', '-', '*'])} ({t})((int)({b}) & 0xfff)))"
+        if r < 0.86:
+            return f"((int)(({rng.choice(['float', 'double'])})((int)({a}) & 0xffffff) * 0.5))"
+        if r < 0.92:
+            return f"({rng.choice(self.TYPES[:8])})({a})"
+        return f"({rng.choice(['~', '!', '-'])}(unsigned)({a}))"
+
+    def kernel(self, statements: int = 10) -> str:
+        rng = self.rng
+        body = []
+        for k in range(6):
+            t = rng.choice(self.TYPES)
+            init = self.expr(2)
+            if t in ("float", "double"):
+                init = f"({t})((int)({init}) & 0xffff) * 0.25"
+            body.append(f"    {t} v{k} = ({t})({init});")
+            self.vars.append((f"v{k}", t))
+        for _ in range(statements):
+            v, t = rng.choice(self.vars[3:])
+            e = self.expr(rng.randint(1, 3))
+            if t in ("float", "double", "bool"):
+                body.append(f"    {v} = ({t})((int)({e}) & 0xffff);")
+            else:
+                op = rng.choice(["=", "+=", "-=", "^=", "|=", "&=", "<<=", ">>=", "*=", "/=", "%="])
+                if op in ("<<=", ">>="):
+                    body.append(f"    {v} = ({t})((unsigned long long)(({t}){v}) & 0xffffff); {v} {op} ((int)({e}) & 7);")
+                elif op in ("/=", "%="):
+                    body.append(f"    {v} {op} ({t})(((int)({e}) & 0x3f) + 1);")
+                elif op in ("+=", "-=", "*=") and t in ("int", "long long", "short", "signed char"):
+                    body.append(f"    {v} = ({t})({v} & 0x7fff); {v} {op} ({t})((int)({e}) & 0x7fff);")
+                else:
+                    body.append(f"    {v} {op} ({t})({e});")
+            if rng.random() < 0.2:
+                v2, t2 = rng.choice(self.vars[3:])
+                if t2 not in ("float", "double", "bool"):
+                    body.append(f"    if ({self.expr(1)}) {v2}++; else --{v2};")
+        outs = [f"    out[i * 6 + {k}] = (unsigned long long)(long long)"
+                f"({'(double)' + v + ' * 4.0' if t in ('float', 'double') else v});"
+                for k, (v, t) in enumerate(self.vars[3:])]
+        return "\n".join([HEAD[0].format(n=768)] + HEAD[1:] + body + outs + ["}"]) + "\n"
+
+
+# ---- running both compilers ----------------------------------------------------------------
+def _quiet(argv: list) -> tuple[int, str]:
+    from ptxc.cli import main
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            rc = main([str(a) for a in argv])
+        except SystemExit as exc:
+            rc = exc.code
+        except BaseException as exc:      # noqa: BLE001 -- exactly what this looks for
+            rc = f"escaped {type(exc).__name__}: {exc}"
+    return rc, err.getvalue()
+
+
+def outputs(source: str, work: Path, arch: str) -> dict:
+    """{'nvcc' | 'ptxc' | 'ptxc-ptx': list of out's words, or an error string}."""
+    from ptxc.emu.launch_spec import parse_file
+    from ptxc.emu.specrun import run_launches
+    cu = work / "k.cu"
+    cu.write_text(source)
+    found: dict = {}
+    cubins = {"nvcc": work / "nvcc.cubin", "ptxc": work / "ptxc.cubin", "ptxc-ptx": work / "via.cubin"}
+    oracle.run("nvcc", f"-arch={arch}", "-cubin", "-o", str(cubins["nvcc"]), str(cu))
+    rc, err = _quiet([cu, f"-arch={arch}", "-o", cubins["ptxc"]])
+    if rc != 0:
+        found["ptxc"] = f"ptxc fails: {err.strip().splitlines()[0] if err.strip() else rc}"
+    rc, err = _quiet([cu, f"-arch={arch}", "-ptx", "-o", work / "k.ptx"])
+    if rc != 0:
+        found["ptxc-ptx"] = f"ptxc -ptx fails: {err.strip().splitlines()[0] if err.strip() else rc}"
+    else:
+        done = oracle.run("ptxas", f"-arch={arch}", "-o", str(cubins["ptxc-ptx"]), str(work / "k.ptx"), check=False)
+        if done.returncode != 0:
+            found["ptxc-ptx"] = f"ptxas rejects ptxc's PTX: {done.stderr.strip()[:200]}"
+    launches = parse_file(source, str(cu))
+    for who, path in cubins.items():
+        if who in found:
+            continue
+        try:
+            result = run_launches(path.read_bytes(), launches, source, str(cu), check_hazards=who == "ptxc")
+        except Exception as exc:   # noqa: BLE001 -- reported, not raised
+            lines = [line for line in str(exc).splitlines() if "SASS" in line] or str(exc).splitlines()[:1]
+            found[who] = f"does not run: {lines[0].strip()[:200]}"
+            continue
+        if who == "ptxc" and result.hazards:
+            found[who] = f"hazards: {result.hazards[:2]}"
+            continue
+        found[who] = [int(v) & (2**64 - 1) for v in result.buffers["out"]]
+    return found
+
+
+def compare(found: dict, per_thread: int) -> list[str]:
+    """What differs from nvcc, in words (empty: all equal)."""
+    problems = []
+    reference = found.get("nvcc")
+    for who in ("ptxc", "ptxc-ptx"):
+        got = found.get(who)
+        if isinstance(got, str):
+            problems.append(f"{who}: {got}")
+        elif isinstance(reference, list) and got != reference:
+            wrong = [k for k in range(len(reference)) if got[k] != reference[k]]
+            problems.append(f"{who}: outputs {sorted({k % per_thread for k in wrong})} differ "
+                            f"(out[{wrong[0]}] = {got[wrong[0]]:#x}, nvcc {reference[wrong[0]]:#x})")
+    if isinstance(reference, str):
+        problems.append(f"nvcc: {reference}")
+    return problems
+
+
+def differential(args) -> int:
+    first, last = (int(x) for x in args.seeds.split(":"))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    found_any = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(first, last):
+            rng = random.Random(seed)
+            source = (Expressions(rng) if args.style == "expressions" else Statements(rng)).kernel()
+            problems = compare(outputs(source, Path(tmp), args.arch), 6)
+            table_only = problems and all("does not run" in p for p in problems)
+            if problems:
+                found_any += not table_only
+                keep = out / f"{args.style}_{args.arch}_{seed}.cu"
+                keep.write_text(source)
+                print(f"seed {seed}: {'; '.join(problems)}  [{keep}]")
+            else:
+                print(f"seed {seed}: same as nvcc", file=sys.stderr)
+    print(f"{last - first} kernels, {found_any} with wrong results or failures")
+    return 1 if found_any else 0
+
+
+def reduce(args) -> int:
+    """Every parenthesized subexpression of output INDEX, smallest first, on its own."""
+    source = Path(args.file).read_text()
+    assigned = dict(re.findall(r"out\[i \* \d+ \+ (\d+)\] = \(unsigned long long\)\((.*)\);", source))
+    expr = assigned[str(args.index)]
+    subs, stack = {expr}, []
+    for k, ch in enumerate(expr):
+        if ch == "(":
+            stack.append(k)
+        elif ch == ")":
+            piece = expr[stack.pop():k + 1]
+            if not re.fullmatch(r"\((\s*(unsigned|signed|long|short|char|int|bool))+\s*\)", piece) and len(piece) > 3:
+                subs.add(piece)
+    subs = sorted(subs, key=len)
+    prelude = source[source.index("{") + 1:source.index("    out[")]
+    lines = [HEAD[0].format(n=128 * len(subs)), HEAD[1], prelude.rstrip("\n")]
+    lines += [f"    out[i * {len(subs)} + {k}] = (unsigned long long)({e});" for k, e in enumerate(subs)]
+    with tempfile.TemporaryDirectory() as tmp:
+        found = outputs("\n".join(lines + ["}"]) + "\n", Path(tmp), args.arch)
+    reference = found["nvcc"]
+    for k, e in enumerate(subs):
+        bad = [w for w in ("ptxc", "ptxc-ptx") if isinstance(found[w], list)
+               and found[w][k::len(subs)] != reference[k::len(subs)]]
+        print(f"{'DIFFERS ' + ','.join(bad) if bad else 'same'}: {e}")
+    return 0
+
+
+# ---- bad input -----------------------------------------------------------------------------
+PTX_SUFFIXES = [".s32", ".u32", ".f32", ".f64", ".u64", ".b32", ".b64", ".u16", ".s8", ".pred", ".rn", ".lo",
+                ".wide", ".global", ".shared", ".v2", ".v4", ".sat", ".ftz", ".approx", ""]
+PTX_OPERANDS = ["%r2", "%rd2", "%f2", "%fd2", "%p2", "%rs2", "%r100", "0", "1.0", "0f3F800000",
+                "0d3FF0000000000000", "[%rd1]", "[%rd1+4]", "{%f1, %f2}", "%tid.x", "_Z3foo"]
+CU_TOKENS = ["int", "float", "*", "(", ")", "{", "}", ";", ",", "[", "]", "0", "1.5", "x", "__shared__", "return",
+             "if", "for", "struct", "double", "unsigned", "const", "=", "+=", "<<", "->", ".", "&", "::",
+             "#define", "#if", '"', "'", "sizeof", "typedef", "enum", "switch", "case", "volatile", "?", ":"]
+
+
+def _mutate_ptx(rng: random.Random, text: str) -> str:
+    instrs = list(re.finditer(r"^\t(@!?%p\d+ )?([a-z][\w.]*)([^;\n]*);", text, re.M))
+    m = rng.choice(instrs)
+    opcode, rest = m.group(2), m.group(3)
+    r = rng.random()
+    if r < 0.3:
+        parts = opcode.split(".")
+        k = rng.randrange(len(parts))
+        if k:
+            parts[k] = rng.choice(PTX_SUFFIXES).lstrip(".")
+        opcode = ".".join(p for p in parts if p)
+    elif r < 0.45:
+        opcode += rng.choice(PTX_SUFFIXES)
+    elif r < 0.7:
+        args = rest.split(",")
+        args[rng.randrange(len(args))] = " " + rng.choice(PTX_OPERANDS)
+        rest = ",".join(args)
+    elif r < 0.85:
+        args = rest.split(",")
+        if len(args) > 1:
+            args.pop(rng.randrange(len(args)))
+        rest = ",".join(args)
+    else:
+        rest += ", " + rng.choice(PTX_OPERANDS)
+    return text[:m.start()] + "\t" + (m.group(1) or "") + opcode + " " + rest.lstrip() + ";" + text[m.end():]
+
+
+def _mutate_cu(rng: random.Random, text: str) -> str:
+    tokens = list(re.finditer(r"\w+|[^\w\s]", text))
+    m = rng.choice(tokens)
+    r = rng.random()
+    if r < 0.35:
+        return text[:m.start()] + text[m.end():]
+    if r < 0.7:
+        return text[:m.start()] + rng.choice(CU_TOKENS) + text[m.end():]
+    if r < 0.85:
+        return text[:m.start()] + rng.choice(CU_TOKENS) + " " + text[m.start():]
+    return text[:m.start()] + rng.choice(tokens).group() + text[m.end():]
+
+
+def mutate(args) -> int:
+    rng = random.Random(args.seed)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    sources = sorted((ROOT / "testsuite").glob("*.cu"))
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        if args.kind == "ptx":
+            texts = [oracle.nvcc_ptx(p, tmp / f"{p.stem}.ptx").read_text() for p in sources]
+        elif args.kind == "cubin":
+            texts = [oracle.nvcc_cubin(p, tmp / f"{p.stem}.cubin").read_bytes() for p in sources[:8]]
+        else:
+            texts = [p.read_text() for p in sources]
+        bad = 0
+        for k in range(args.count):
+            original = rng.choice(texts)
+            if args.kind == "cubin":
+                data = bytearray(original)
+                for _ in range(rng.randint(1, 4)):
+                    data[rng.randrange(len(data))] = rng.randrange(256)
+                case = tmp / "case.cubin"
+                case.write_bytes(bytes(data))
+                rc, err = _quiet(["dump", case])
+                wrote = False
+            else:
+                text = _mutate_ptx(rng, original) if args.kind == "ptx" else _mutate_cu(rng, original)
+                case = tmp / f"case.{args.kind}"
+                case.write_text(text)
+                target = tmp / "case.cubin"
+                target.unlink(missing_ok=True)
+                rc, err = _quiet([case, "-o", target])
+                wrote = target.exists()
+            if "internal error" in err or isinstance(rc, str) or rc not in (0, 1) or (rc == 1 and wrote):
+                bad += 1
+                keep = out / f"mutant_{args.kind}_{args.seed}_{k}{case.suffix}"
+                keep.write_bytes(case.read_bytes())
+                last = err.strip().splitlines()[-1] if err.strip() else str(rc)
+                print(f"case {k}: {last[:200]}  [{keep}]")
+    print(f"{args.count} mutants of {args.kind}, {bad} not handled as bad input")
+    return 1 if bad else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("differential", help="random kernels: ptxc's results against nvcc's")
+    d.add_argument("--seeds", default="0:20", help="FIRST:LAST (LAST excluded)")
+    d.add_argument("--style", choices=("expressions", "statements"), default="expressions")
+    d.add_argument("--arch", default="sm_89", choices=("sm_89", "sm_90"))
+    d.add_argument("--out", default="fuzz-found")
+    r = sub.add_parser("reduce", help="find the smallest subexpression of an output that differs")
+    r.add_argument("file")
+    r.add_argument("index", type=int)
+    r.add_argument("--arch", default="sm_89", choices=("sm_89", "sm_90"))
+    m = sub.add_parser("mutate", help="mutated input: a diagnostic, never an internal error")
+    m.add_argument("--kind", choices=("cu", "ptx", "cubin"), default="ptx")
+    m.add_argument("--count", type=int, default=200)
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--out", default="fuzz-found")
+    args = parser.parse_args()
+    oracle.require("nvcc")
+    from ptxc.driver import tune_gc
+    tune_gc()
+    return {"differential": differential, "reduce": reduce, "mutate": mutate}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
