@@ -36,7 +36,7 @@ from .mangle import mangle_static_local
 from . import mathlib
 from .builtins import BUILTINS
 from .passes import run_passes
-from .plan import children, loop_pragmas, plan_body
+from .plan import CHILDREN_OF, loop_pragmas, plan_body
 from .vir import (AggValue, RegAgg, is_aggregate, leaf_range, leaves, FLOAT_CMP, FLOAT_INVERSE, GENERIC, INT_CMP, INVERSE, SPECIAL_REGS, SWAPPED, Block, MemRef,
                   PointerInfo, Unsupported, VarRef, VReg, arith_type, bits, canonical_compare, cvt_int, defines,
                   exact_reciprocal, f32_bits, float_type, fold_compare, imm_for, int_type, memory_type, mov_type,
@@ -2205,7 +2205,7 @@ class ModuleCodegen:
                 if isinstance(node, A.Call) and node.callee is not None and node.callee.builtin is None \
                         and node.callee.definition is not None:
                     callees.add(node.callee)
-                stack.extend(children(node))
+                stack.extend(CHILDREN_OF[node.__class__](node))
             graph[fsym] = callees
         out = set()
         for start in graph:
@@ -2233,7 +2233,7 @@ class ModuleCodegen:
                     node = stack.pop()
                     if isinstance(node, (A.ForStmt, A.WhileStmt, A.DoStmt)):
                         lines.append(node.loc[0])
-                    stack.extend(children(node))
+                    stack.extend(CHILDREN_OF[node.__class__](node))
         return lines
 
     def add_global(self, var: ir.Variable) -> None:
