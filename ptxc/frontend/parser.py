@@ -645,12 +645,14 @@ class Parser:
             self.gotos = [self.gotos[k] for k in range(len(self.gotos))]
         self.lexer = Lexer(lark.terminals)
         self.units: dict[tuple, int] = {}   # (state below, state, lookahead) -> state after unit reductions
+        self.after_goto: dict[tuple, int] = {}  # (state below, rule name, lookahead) -> the same
 
     def parse(self, text: str):
         actions = self.actions
         gotos = self.gotos
         end_state = self.end_state
         units = self.units
+        after_goto = self.after_goto
         state = self.start_state
         states = [state]
         values: list = []
@@ -675,17 +677,19 @@ class Parser:
                     key = (below, state, ttype)
                     target = units.get(key)
                     if target is None:
-                        target = gotos[below][origin]
-                        while True:
-                            after = actions[target].get(ttype)
-                            if after is None or after.__class__ is int or after[2] is not None:
-                                break
-                            target = gotos[below][after[1]]
-                        units[key] = target
+                        target = units[key] = self.follow_units(below, gotos[below][origin], ttype)
                     state = states[-1] = target
                     continue
+                # The goto after the reduction, and the chain of one-child reductions
+                # that may follow it, depend only on the state below, the rule and the
+                # lookahead: followed once, then remembered (one step instead of two).
                 if size == 1:   # the most common size: the stacks' tops are replaced
-                    state = states[-1] = gotos[states[-2]][origin]
+                    below = states[-2]
+                    key = (below, origin, ttype)
+                    target = after_goto.get(key)
+                    if target is None:
+                        target = after_goto[key] = self.follow_units(below, gotos[below][origin], ttype)
+                    state = states[-1] = target
                     values[-1] = callback([values[-1]])
                     continue
                 if size:
@@ -694,10 +698,24 @@ class Parser:
                     del values[-size:]
                 else:
                     children = []
-                state = gotos[states[-1]][origin]
+                below = states[-1]
+                key = (below, origin, ttype)
+                state = after_goto.get(key)
+                if state is None:
+                    state = after_goto[key] = self.follow_units(below, gotos[below][origin], ttype)
                 states.append(state)
                 values.append(callback(children))
         raise AssertionError("the parser ended without accepting")
+
+    def follow_units(self, below: int, target: int, ttype: str) -> int:
+        """The state that `target` (just pushed above `below`) leads to on lookahead
+        `ttype` through reductions of one-child `?rules`, which only change the state."""
+        actions, gotos = self.actions, self.gotos
+        while True:
+            after = actions[target].get(ttype)
+            if after is None or after.__class__ is int or after[2] is not None:
+                return target
+            target = gotos[below][after[1]]
 
     def error(self, tok: Token, state: int, values: list) -> SyntaxErrorAt:
         expected = {s for s in self.actions[state]}
