@@ -5,8 +5,9 @@ register variable is set once (a struct field, an inlined function's result); wh
 is written only by the copy and %b does not change after it -- %b is written once, or
 only in the copy's block before the copy -- the copy is only a second name, which
 mem2reg/SROA would not have made.  Expects: vir blocks.  Guarantees: every read of %a
-reads %b (same class), which holds the same value there; after a renaming, `cg.uses`
-(codegen's use counts) is None.
+reads %b (same class), which holds the same value there; `cg.uses` (codegen's use
+counts), unless None, still counts every register's reads: a removed copy's read is
+gone, and %a's reads are %b's.
 """
 from __future__ import annotations
 
@@ -67,7 +68,6 @@ def propagate_copies(cg, func: ir.Function) -> None:
             rename[dst] = src
     if not rename:
         return
-    cg.uses = None      # (the counts codegen kept no longer hold)
 
     def resolve(reg):
         while reg in rename:
@@ -94,3 +94,14 @@ def propagate_copies(cg, func: ir.Function) -> None:
                 instr.guard = resolve(instr.guard)
             kept.append(instr)
         block.instrs = kept
+    uses = cg.uses
+    if uses is not None:
+        for b, pos, instr in copies:
+            dst, src = instr.operands
+            if dst in rename:   # the copy is gone, and its read of src
+                uses[src] -= 1
+        for reg in rename:
+            count = uses.pop(reg, 0)
+            if count:
+                final = resolve(reg)
+                uses[final] = uses.get(final, 0) + count
