@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast as _pyast
 import re
 from functools import partial
-from operator import itemgetter
 from pathlib import Path
 
 from lark import Lark, Transformer, Tree
@@ -737,68 +736,44 @@ class Parser:
 
 def _direct_callback(callback, size: int):
     """Lark's rule callback, without its generic child filter: the filter loops over
-    (index, expand, add_none) triples on every reduction; this picks the kept children
-    (and the `[x]` placeholders' Nones) with one list comprehension, passes them on as
-    they are, or splices inlined rules' lists in (`_splicing`)."""
+    (index, expand, add_none) triples on every reduction; this is one function written
+    for the rule (`_rule_function`) that lists the kept children (and the `[x]`
+    placeholders' Nones), splices inlined rules' lists in, and passes the list on --
+    or, for an inlined rule, is the list."""
     kind = type(callback).__name__
     if kind not in ("ChildFilterLALR", "ChildFilterLALR_NoPlaceholders"):
         return _tree_builder(callback)
     entries = [(entry[0], entry[1], entry[2] if len(entry) > 2 else 0) for entry in callback.to_include]
     trailing = getattr(callback, "append_none", 0)
     build = _tree_builder(callback.node_builder)
-    if any(expand for _, expand, _ in entries):
-        return _splicing(entries, trailing, build)
-    picks: list = []
-    for index, _, nones in entries:
-        picks += [None] * nones
-        picks.append(index)
-    picks += [None] * trailing
-    if picks == list(range(size)):
-        return build    # every child, in order (`children` is a fresh list already)
-    if None in picks:
-        return lambda children: build([None if k is None else children[k] for k in picks])
-    if not picks:
-        return lambda children: build([])
-    if len(picks) == 1:     # (an itemgetter of one index gives the item, not a tuple)
-        pick = picks[0]
-        return lambda children: build([children[pick]])
-    select = itemgetter(*picks)
-    return lambda children: build(list(select(children)))
+    if not trailing and [(index, expand, nones) for index, expand, nones in entries] == \
+            [(k, False, 0) for k in range(size)]:
+        # every child, in order (`children` is a fresh list already)
+        return list if build is _inlined else build
+    return _rule_function(entries, trailing, build)
 
 
-def _splicing(entries: list, trailing: int, build):
-    """The callback of a rule that uses inlined rules (`_rule`, `x*`, `x+`): their values
-    are lists of children (`_inlined`), spliced into this rule's children."""
-    first, first_expand, first_nones = entries[0]
+def _rule_function(entries: list, trailing: int, build):
+    """The children a rule keeps, as one list display (`[children[0], None,
+    *children[2]]`: a `[x]` placeholder's None, an inlined rule's list spliced), then
+    the rule's builder.  A left-recursive list (`items: items "," item`, the first entry
+    an inlined list) grows in place, as with Lark's own filter for LALR."""
+    first, first_expand, first_nones = entries[0] if entries else (0, False, 0)
     rest = entries[1:]
     if first_expand and not first_nones and not trailing and not any(e or n for _, e, n in rest):
-        # A left-recursive list (`items: items "," item`): it grows in place, as with
-        # Lark's own filter for LALR.
-        picks = [index for index, _, _ in rest]
-        if not picks:
-            return lambda children: build(children[first])
-        if len(picks) == 1:
-            pick = picks[0]
-
-            def append_one(children):
-                kept = children[first]
-                kept.append(children[pick])
-                return build(kept)
-            return append_one
-
-    def splice(children):
-        kept = []
+        lines = [f"    kept = children[{first}]"]
+        lines += [f"    kept.append(children[{index}])" for index, _, _ in rest]
+    else:
+        items = []
         for index, expand, nones in entries:
-            if nones:
-                kept += [None] * nones
-            if expand:
-                kept += children[index]
-            else:
-                kept.append(children[index])
-        if trailing:
-            kept += [None] * trailing
-        return build(kept)
-    return splice
+            items += ["None"] * nones
+            items.append(f"*children[{index}]" if expand else f"children[{index}]")
+        items += ["None"] * trailing
+        lines = [f"    kept = [{', '.join(items)}]"]
+    lines.append("    return kept" if build is _inlined else "    return build(kept)")
+    namespace = {"build": build}
+    exec("def rule_function(children):\n" + "\n".join(lines), namespace)
+    return namespace["rule_function"]
 
 
 def _inlined(children: list) -> list:
