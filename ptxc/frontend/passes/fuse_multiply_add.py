@@ -21,8 +21,10 @@ place; a product left without uses is deleted.
 """
 from __future__ import annotations
 
+from operator import attrgetter
+
 from ...ptx import ir
-from ..vir import BASE, READS_FIRST, OpcodeTable, VReg, instr_uses
+from ..vir import BASE, READS_FIRST, VReg, instr_uses
 
 Address, Vector = ir.Address, ir.Vector
 
@@ -32,8 +34,12 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
         return
     frozen = cg.frozen
     regions = cg.regions
-    users = _users(cg)
-    for block in cg.blocks:
+    # The blocks with a product to fuse or rewrite (the others have nothing to do).
+    blocks = [block for block in cg.blocks if not _FUSIBLE_PRODUCTS.isdisjoint(map(_opcode_of, block.instrs))]
+    if not blocks:
+        return
+    users = _users(cg, blocks)
+    for block in blocks:
         instrs = block.instrs
         defs_at: dict = {}
         removed: set = set()
@@ -83,14 +89,14 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                 instr.operands[2] = instr.operands[1]
 
 
-def _users(cg) -> dict:
+def _users(cg, blocks: list) -> dict:
     """product register -> list of the instructions that read it.  Only the results of
-    `mul` instructions are tracked: no other register is ever asked about."""
+    the fusible `mul`s in `blocks` are tracked: no other register is ever asked about."""
     products = set()
-    for block in cg.blocks:
+    for block in blocks:
         for instr in block.instrs:
             ops = instr.operands
-            if _MULTIPLY[instr.opcode] and ops and ops[0].__class__ is VReg:
+            if instr.opcode in _FUSIBLE_PRODUCTS and ops and ops[0].__class__ is VReg:
                 products.add(ops[0])
     users: dict = {}
     if not products:
@@ -140,7 +146,9 @@ def _may_fuse(mul, product, users, instrs: list, fused: str, in_block: list) -> 
     return all(id(u) in ids and BASE[u.opcode] == "add" and u.opcode == _ADD_OF[fused] for u in uses)
 
 
-_MULTIPLY = OpcodeTable(lambda opcode: opcode.startswith("mul"))   # its result may be a product
+# The products that fuse (_fused_opcode) or become `mul.rn` / `x + x`: only these.
+_FUSIBLE_PRODUCTS = frozenset({"mul.f32", "mul.f64", "mul.lo.s32", "mul.lo.s64", "mul.lo.s16"})
+_opcode_of = attrgetter("opcode")
 _ADD_OF = {"fma.rn.f32": "add.f32", "fma.rn.f64": "add.f64"}
 
 
