@@ -484,7 +484,7 @@ def _class_of(name: str, tpl: Template) -> str:
 
 
 def _compile(tpl: Template) -> None:
-    """The template's body as steps _expand runs without re-reading the PTX."""
+    """The template's body as steps (what _generate writes as code), without re-reading the PTX."""
     steps = []
     returns = sum(1 for item in tpl.body if isinstance(item, ir.Instr) and item.opcode == "ret")
     tpl.needs_end = returns > 1 or (bool(tpl.body) and not _is_ret(tpl.body[-1]))
