@@ -4,7 +4,8 @@ Expects: blocks of vir instructions; `is_pure` says which have no side effects (
 but not volatile ones, arithmetic, conversions); `cg.uses`, unless None, counts every
 register's reads (then, without inline asm, no operand is scanned).  Guarantees: every
 store, branch, barrier, atomic, shuffle, vote and inline asm stays; an instruction that
-only fed removed ones is removed too (the work list follows operands back).
+only fed removed ones is removed too (the work list follows operands back); `cg.uses`
+counts the reads (vir.instr_uses) of the instructions left.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
         counts, pure = _counted_uses(cg)
     else:
         counts, pure = _count_uses(cg)
+        cg.uses = counts    # (kept true below, as the dead instructions' reads go)
     get = counts.get
     work = [i for i in pure if get(i.operands[0], 0) == 0]
     if not work:
@@ -49,8 +51,8 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
 
 
 def _counted_uses(cg) -> tuple[dict, list]:
-    """Use counts as codegen kept them (a copy: the work list changes them), and the
-    pure instructions that define a register, in program order."""
+    """Use counts as codegen kept them (the work list updates them), and the pure
+    instructions that define a register, in program order."""
     pure = []
     for block in cg.blocks:
         for instr in block.instrs:
@@ -58,7 +60,7 @@ def _counted_uses(cg) -> tuple[dict, list]:
                 ops = instr.operands
                 if ops and ops[0].__class__ is VReg:   # (a pure opcode never reads its first operand)
                     pure.append(instr)
-    return dict(cg.uses), pure
+    return cg.uses, pure
 
 
 def _count_uses(cg) -> tuple[dict, list]:

@@ -16,8 +16,9 @@ are NVPTX's own (checked against nvcc 13.5):
   product becomes `mul.rn` so that ptxas does not contract it either.
 
 Expects: instructions from mathlib (cg.frozen) keep their exact form; products are
-single-definition temporaries.  Guarantees: fused adds keep their destination and
-place; a product left without uses is deleted.
+single-definition temporaries; `cg.uses`, unless None, counts every register's reads
+(vir.instr_uses).  Guarantees: fused adds keep their destination and place; a product
+left without uses is deleted; `cg.uses` stays true.
 """
 from __future__ import annotations
 
@@ -38,9 +39,16 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
     blocks = [block for block in cg.blocks if not _FUSIBLE_PRODUCTS.isdisjoint(map(_opcode_of, block.instrs))]
     if not blocks:
         return
-    users = _users(cg, blocks)
+    # Who reads each product: with the read counts of cg.uses, a scan of the product's
+    # own block finds them all whenever it matters (a product read elsewhere fuses
+    # nowhere); the __noinline__ test (regions) asks about every reader, found by a scan
+    # of every block.
+    counts = cg.uses
+    users = _users(blocks, cg.blocks) if regions or counts is None else None
+    local_counts = counts if users is None else None
     for block in blocks:
         instrs = block.instrs
+        local = users if users is not None else _users([block], [block])
         defs_at: dict = {}
         removed: set = set()
         in_block: list = []   # [ids of the block's instructions], made on first need, kept current
@@ -54,8 +62,8 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                         continue
                     mul = instrs[mpos]
                     fused = _fused_opcode(mul.opcode, instr.opcode)
-                    if fused is None or id(mul) in frozen or not _may_fuse(mul, product, users, instrs, fused,
-                                                                            in_block):
+                    if fused is None or id(mul) in frozen or not _may_fuse(mul, product, local, local_counts,
+                                                                            instrs, fused, in_block):
                         continue
                     if regions and fused.startswith("fma") and regions.get(id(mul)) is not regions.get(id(instr)):
                         continue
@@ -64,9 +72,14 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                     if in_block:
                         in_block[0].discard(id(instr))
                         in_block[0].add(id(instrs[pos]))
-                    users[product].remove(instr)
-                    if not users[product]:
+                    local[product].remove(instr)
+                    if counts is not None:  # the fused instruction reads the factors, not the product
+                        counts[product] -= 1
+                        _count_reads(counts, mul, 1)
+                    if not local[product]:
                         removed.add(mpos)
+                        if counts is not None:
+                            _count_reads(counts, mul, -1)
                     break
             ops = instr.operands   # defines(instr), inlined (a fused add keeps its destination)
             if ops and ops[0].__class__ is VReg and not READS_FIRST[instr.opcode]:
@@ -87,11 +100,21 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                 # fusion had its chance at the multiply (fma(x, 2.0, y) is not x + x + y).
                 instr.opcode = "add." + instr.opcode[4:]
                 instr.operands[2] = instr.operands[1]
+                if counts is not None and instr.operands[1].__class__ is VReg:
+                    counts[instr.operands[1]] += 1
 
 
-def _users(cg, blocks: list) -> dict:
-    """product register -> list of the instructions that read it.  Only the results of
-    the fusible `mul`s in `blocks` are tracked: no other register is ever asked about."""
+def _count_reads(counts: dict, mul: ir.Instr, step: int) -> None:
+    """A multiply's factors read once more (step 1) or once less (-1)."""
+    for op in mul.operands[1:]:
+        if op.__class__ is VReg:
+            counts[op] = counts.get(op, 0) + step
+
+
+def _users(blocks: list, readers: list) -> dict:
+    """product register -> list of the instructions in `readers` (blocks) that read it,
+    once per read, in order.  Only the results of the fusible `mul`s in `blocks` are
+    tracked: no other register is ever asked about."""
     products = set()
     for block in blocks:
         for instr in block.instrs:
@@ -101,11 +124,10 @@ def _users(cg, blocks: list) -> dict:
     users: dict = {}
     if not products:
         return users
-    has_asm = cg.has_asm
-    for block in cg.blocks:
+    for block in readers:
         for instr in block.instrs:
             ops = instr.operands
-            if has_asm and instr.opcode == "inline.asm":
+            if instr.opcode == "inline.asm":
                 for reg in instr_uses(instr):
                     if reg in products:
                         users.setdefault(reg, []).append(instr)
@@ -134,11 +156,14 @@ def _users(cg, blocks: list) -> dict:
     return users
 
 
-def _may_fuse(mul, product, users, instrs: list, fused: str, in_block: list) -> bool:
+def _may_fuse(mul, product, users, counts, instrs: list, fused: str, in_block: list) -> bool:
+    """`users`: the product's readers (in this block only, when `counts` gives every
+    register's read count; else all of them)."""
     uses = users.get(product, [])
+    count = len(uses) if counts is None else counts.get(product, 0)
     if fused.startswith("mad"):
-        return len(uses) == 1
-    if len(uses) >= 5:
+        return count == 1
+    if count >= 5 or count != len(uses):   # (read in another block too: no fusion)
         return False
     if not in_block:
         in_block.append({id(i) for i in instrs})
