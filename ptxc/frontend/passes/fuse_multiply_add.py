@@ -48,7 +48,7 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
     local_counts = counts if users is None else None
     for block in blocks:
         instrs = block.instrs
-        local = users if users is not None else _users([block], [block])
+        local = users     # (the block's own readers: scanned when first asked about)
         defs_at: dict = {}
         removed: set = set()
         in_block: list = []   # [ids of the block's instructions], made on first need, kept current
@@ -62,8 +62,11 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                         continue
                     mul = instrs[mpos]
                     fused = _fused_opcode(mul.opcode, instr.opcode)
-                    if fused is None or id(mul) in frozen or not _may_fuse(mul, product, local, local_counts,
-                                                                            instrs, fused, in_block):
+                    if fused is None or id(mul) in frozen:
+                        continue
+                    if local is None:
+                        local = _users([block], [block])
+                    if not _may_fuse(mul, product, local, local_counts, instrs, fused, in_block):
                         continue
                     if regions and fused.startswith("fma") and regions.get(id(mul)) is not regions.get(id(instr)):
                         continue
