@@ -90,7 +90,6 @@ class FunctionCodegen:
         self.frame_size = 0                  # the local memory frame (__local_depot)
         self.frame_align = 0
         self.frame_regs: set = set()         # "%SPL", "%SP" when used
-        self.plans: dict = {}                # id(FunctionDef) -> plan.BodyPlan
         self.plan = None                     # the plan of the body being generated
         self.call_params: list = []          # `.param` buffers of real call sequences
         self.prototypes: list = []           # `.callprototype`s of indirect calls
@@ -404,9 +403,12 @@ class FunctionCodegen:
         return func
 
     def plan_of(self, fdef: A.FunctionDef):
-        found = self.plans.get(id(fdef))
+        """The function's plan (made once per compilation: a body inlined into several
+        kernels is planned once; codegen only reads plans)."""
+        plans = self.module.plans
+        found = plans.get(id(fdef))
         if found is None:
-            found = self.plans[id(fdef)] = plan_body(fdef.body, self.module.loop_pragmas, self.module.deref_cache)
+            found = plans[id(fdef)] = plan_body(fdef.body, self.module.loop_pragmas, self.module.deref_cache)
         return found
 
     # ---- the local memory frame ------------------------------------------------------
@@ -2188,6 +2190,7 @@ class ModuleCodegen:
         self.globals: dict[str, ir.Variable] = {}     # module-scope variables, in order of first use
         self.global_refs: dict = {}                   # VarSymbol -> MemRef
         self.deref_cache: dict = {}                   # plan.deref_only's answers
+        self.plans: dict = {}                         # id(FunctionDef) -> plan.BodyPlan
         self.diagnostics: list[Diagnostic] = []
         self.loop_pragmas = loop_pragmas(list(pragmas), self.loop_lines()) if pragmas else {}
         self.recursive = self.recursive_functions()
