@@ -11,18 +11,26 @@ gone, and %a's reads are %b's.
 """
 from __future__ import annotations
 
+from itertools import compress
+from itertools import count as _counter
+from operator import attrgetter
+
 from ...ptx import ir
 from ..vir import READS_FIRST, OpcodeTable, VReg, instr_defs
 
 _COPY = OpcodeTable(lambda opcode: opcode.startswith("mov."))
+_opcode_of = attrgetter("opcode")
 
 
 def propagate_copies(cg, func: ir.Function) -> None:
     # The candidate copies: unguarded `mov`s between registers of one class.
     copies: list = []        # (block index, position, mov instruction)
     for b, block in enumerate(cg.blocks):
-        for pos, instr in enumerate(block.instrs):
-            if _COPY[instr.opcode] and instr.guard is None:
+        instrs = block.instrs
+        # (the positions of the block's `mov`s, picked in C)
+        for pos in compress(_counter(), map(_COPY.__getitem__, map(_opcode_of, instrs))):
+            instr = instrs[pos]
+            if instr.guard is None:
                 ops = instr.operands
                 if len(ops) == 2 and ops[0].__class__ is VReg and ops[1].__class__ is VReg \
                         and ops[0].cls == ops[1].cls:
