@@ -1088,7 +1088,7 @@ class FunctionCodegen:
             if op == "/" and isinstance(rhs, ir.Imm) and exact_reciprocal(rhs.value):
                 # x / 2^k is x * 2^-k exactly: LLVM rewrites the division.
                 return self.arith("*", lhs, ir.Imm(1.0 / rhs.value, rhs.type), t, node)
-            opcode = {"+": "add", "-": "sub", "*": "mul", "/": "div.rn"}.get(op)
+            opcode = _FLOAT_OPCODES.get(op)
             if opcode is None:
                 raise self.unsupported(f"operator '{op}' on floating-point values", node)
             self.multiplies += opcode == "mul"
@@ -1129,12 +1129,7 @@ class FunctionCodegen:
             result = self.op(f"add.s{width}", cls, lhs, rhs)
             self.offsets[result] = (lhs, rhs.value)
             return result
-        opcode = {
-            "+": f"add.s{width}", "-": f"sub.s{width}", "*": f"mul.lo.s{width}",
-            "/": f"div.{'s' if signed else 'u'}{width}", "%": f"rem.{'s' if signed else 'u'}{width}",
-            "&": f"and.b{width}", "|": f"or.b{width}", "^": f"xor.b{width}",
-            "<<": f"shl.b{width}", ">>": f"shr.{'s' if signed else 'u'}{width}",
-        }[op]
+        opcode = _INT_OPCODES[width, signed][op]
         if op in ("<<", ">>") and isinstance(rhs, VReg) and rhs.cls != "r":
             rhs = self.convert(rhs, S.ULLONG if rhs.cls == "rd" else S.USHORT, S.UINT)
         self.multiplies += op == "*"
@@ -2042,6 +2037,19 @@ def _float_identity(op: str, c: float) -> bool:
 _Address, _Vector = ir.Address, ir.Vector
 
 # Opcodes after which code starts a new block.
+def _int_opcodes(width: int, signed: bool) -> dict:
+    """C operator -> the PTX opcode of that integer operation, at one width and signedness."""
+    sign = "s" if signed else "u"
+    return {"+": f"add.s{width}", "-": f"sub.s{width}", "*": f"mul.lo.s{width}",
+            "/": f"div.{sign}{width}", "%": f"rem.{sign}{width}",
+            "&": f"and.b{width}", "|": f"or.b{width}", "^": f"xor.b{width}",
+            "<<": f"shl.b{width}", ">>": f"shr.{sign}{width}"}
+
+
+# (width, signed) -> _int_opcodes(width, signed): arith's opcodes, made once.
+_INT_OPCODES = {(width, signed): _int_opcodes(width, signed) for width in (16, 32, 64) for signed in (False, True)}
+_FLOAT_OPCODES = {"+": "add", "-": "sub", "*": "mul", "/": "div.rn"}
+
 _ENDS_BLOCK = OpcodeTable(lambda opcode: opcode.startswith(("bra", "ret", "exi")))
 
 # Opcodes whose two operands commute (LLVM orders them by rank).
