@@ -1232,7 +1232,13 @@ class Analyzer:
         return expr
 
     def operand(self, expr: A.Expr) -> A.Expr:
-        return self.rvalue(self.check_expr(expr))
+        """rvalue(check_expr(expr)), written out (two calls less per operand: hot)."""
+        if expr.type is None:
+            expr = _EXPR_CHECKS[type(expr)](self, expr)
+        t = expr.type
+        if isinstance(t, (ArrayType, FunctionType)):
+            return A.ImplicitCast(expr.loc, expr, decay(t))
+        return expr
 
     def check_binary(self, expr: A.Binary) -> A.Expr:
         op = expr.op
