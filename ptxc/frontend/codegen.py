@@ -997,7 +997,9 @@ class FunctionCodegen:
                 if sym.name == "warpSize":
                     return ir.Imm(32)
                 raise self.unsupported(f"'{sym.name}' as a whole value", expr)
-            binding = self.binding(sym, expr)
+            binding = self.bindings.get(sym)    # (self.binding's common case, without the call)
+            if binding is None:
+                binding = self.binding(sym, expr)
             if isinstance(binding, VarRef):
                 # A constant assigned earlier in this block is still the value (what
                 # mem2reg + constant propagation would see).
