@@ -742,7 +742,8 @@ def _direct_callback(callback, size: int):
     or, for an inlined rule, is the list."""
     kind = type(callback).__name__
     if kind not in ("ChildFilterLALR", "ChildFilterLALR_NoPlaceholders"):
-        return _tree_builder(callback)
+        build = _tree_builder(callback)
+        return list if build is _inlined else build     # (a copy of the fresh list, made in C)
     entries = [(entry[0], entry[1], entry[2] if len(entry) > 2 else 0) for entry in callback.to_include]
     trailing = getattr(callback, "append_none", 0)
     build = _tree_builder(callback.node_builder)
