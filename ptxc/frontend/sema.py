@@ -295,7 +295,8 @@ def promote(t: Type) -> Type:
     if isinstance(t, EnumType):
         return INT
     if isinstance(t, IntType):
-        t = unqualified(t)
+        if t.const or t.volatile:   # unqualified(t), for an IntType
+            t = with_quals(t, False, False)
         if t.rank < INT.rank:
             return INT
         return t
@@ -1251,7 +1252,7 @@ class Analyzer:
                     self.fail(f"invalid operand to '{op}' (have '{side.type}')", side.loc)
             expr.lhs, expr.rhs, expr.type = lhs, rhs, BOOL
             return expr
-        if is_arithmetic(lt) and is_arithmetic(rt):
+        if lt.__class__ in _ARITHMETIC_TYPES and rt.__class__ in _ARITHMETIC_TYPES:   # is_arithmetic, both
             if op in _SHIFT_OPS or op in _INT_OPS:
                 if not (is_integer(lt) and is_integer(rt)):
                     bad = lhs if not is_integer(lt) else rhs
@@ -1436,7 +1437,7 @@ class Analyzer:
             if isinstance(value, A.StringLit) or (isinstance(value, A.ImplicitCast) and isinstance(value.operand, A.StringLit)):
                 return value
             self.fail(f"array initializer must be an initializer list", value.loc)
-        if is_arithmetic(t) and is_arithmetic(vt):
+        if t.__class__ in _ARITHMETIC_TYPES and vt.__class__ in _ARITHMETIC_TYPES:   # is_arithmetic, both
             if isinstance(t, EnumType) and unqualified(vt) != unqualified(t):
                 self.fail(f"cannot convert '{vt}' to '{t}' when {context}", value.loc)
             return self.implicit(value, unqualified(t))
