@@ -186,8 +186,19 @@ def format_function(func: Function) -> list[str]:
             append("")
         # format_instr(item), written out (one call less per instruction: this loop is hot)
         opcode = item.opcode
-        operands = ", ".join([op.name if op.__class__ is Reg else formatters[op.__class__](op)
-                              for op in item.operands])
+        ops = item.operands
+        # (two and three operands, most instructions, without a comprehension's call)
+        if len(ops) == 3:
+            a, b, c = ops
+            operands = (f"{a.name if a.__class__ is Reg else formatters[a.__class__](a)}, "
+                        f"{b.name if b.__class__ is Reg else formatters[b.__class__](b)}, "
+                        f"{c.name if c.__class__ is Reg else formatters[c.__class__](c)}")
+        elif len(ops) == 2:
+            a, b = ops
+            operands = (f"{a.name if a.__class__ is Reg else formatters[a.__class__](a)}, "
+                        f"{b.name if b.__class__ is Reg else formatters[b.__class__](b)}")
+        else:
+            operands = ", ".join([op.name if op.__class__ is Reg else formatters[op.__class__](op) for op in ops])
         guard = item.guard
         if guard is not None:
             opcode = f"@{'!' if item.guard_negated else ''}{guard.name} {opcode}"
