@@ -80,7 +80,23 @@ def number_registers(cg, func: ir.Function) -> None:
     for block in cg.blocks:
         for instr in block.instrs:
             ops = instr.operands
-            ops[:] = [names[op] if op.__class__ is VReg else op for op in ops]
+            # (two and three operands, most instructions, without a comprehension's call)
+            if len(ops) == 3:
+                a, b, c = ops
+                if a.__class__ is VReg:
+                    ops[0] = names[a]
+                if b.__class__ is VReg:
+                    ops[1] = names[b]
+                if c.__class__ is VReg:
+                    ops[2] = names[c]
+            elif len(ops) == 2:
+                a, b = ops
+                if a.__class__ is VReg:
+                    ops[0] = names[a]
+                if b.__class__ is VReg:
+                    ops[1] = names[b]
+            else:
+                ops[:] = [names[op] if op.__class__ is VReg else op for op in ops]
             if instr.guard is not None:
                 instr.guard = names[instr.guard]
     for instr in composite:
