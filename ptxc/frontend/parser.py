@@ -532,9 +532,13 @@ class Lexer:
             r"(?P<ERROR>\S)",
         ]) + ")")
 
-    def tokens(self, text: str, type_names: set):
-        """Yield Tokens; an IDENTIFIER that a typedef or struct tag declared is a TYPE_NAME
-        (the "lexer hack": C's grammar cannot tell `T * x;` apart otherwise)."""
+    def tokens(self, text: str, type_names: set) -> list:
+        """The Tokens, $END last; an IDENTIFIER that a typedef or struct tag declared is a
+        TYPE_NAME (the "lexer hack": C's grammar cannot tell `T * x;` apart otherwise).
+        Text that is no token ends the list with a $ERROR token, its value the message:
+        the parser reports it when it gets there (after any syntax error before it)."""
+        out: list = []
+        append = out.append
         keywords = self.keywords
         punctuators = self.punctuators
         line, line_start = 1, 0
@@ -595,13 +599,15 @@ class Lexer:
             elif kind == "ERROR":
                 what = "missing terminating '\"' character" if value == '"' else \
                     "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
-                raise SyntaxErrorAt(what, line, column)
+                append(Token("$ERROR", what, line, column))
+                return out
             previous = value
-            yield Token(kind, value, line, column)
+            append(Token(kind, value, line, column))
         if newline < len(text):
             line += text.count("\n", newline)
             line_start = text.rindex("\n", newline) + 1
-        yield Token("$END", "", line, len(text) - line_start + 1)
+        append(Token("$END", "", line, len(text) - line_start + 1))
+        return out
 
 
 # ---- the LALR driver -------------------------------------------------------------------
@@ -717,6 +723,8 @@ class Parser:
             target = gotos[below][after[1]]
 
     def error(self, tok: Token, state: int, values: list) -> SyntaxErrorAt:
+        if tok.type == "$ERROR":    # (no state has an action for it: the lexer's error)
+            return SyntaxErrorAt(tok.value, tok.line, tok.column)
         expected = {s for s in self.actions[state]}
         for closer, text in (("SEMICOLON", "';'"), ("RPAR", "')'"), ("RSQB", "']'"), ("COLON", "':'"),
                              ("RBRACE", "'}'")):
