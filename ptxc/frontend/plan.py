@@ -139,14 +139,21 @@ class Planner:
 
     # ---- the walk ----------------------------------------------------------------------
     def visit(self, node) -> None:
-        # One table lookup per node instead of a chain of isinstance tests: most nodes
-        # only need their children walked.
-        cls = node.__class__
-        special = _VISITS.get(cls)
-        if special is None or special(self, node):
-            for child in CHILDREN_OF[cls](node):
-                if child.__class__ not in _LEAVES:   # (nothing to see in a leaf)
-                    self.visit(child)
+        # Depth first, in source order, with a stack of the nodes still to see (one call
+        # per special node, not per node); one table lookup per node instead of a chain of
+        # isinstance tests: most nodes only need their children walked.
+        stack = [node]
+        pop = stack.pop
+        while stack:
+            node = pop()
+            cls = node.__class__
+            if cls in _LEAVES:   # (nothing to see in a leaf)
+                continue
+            special = _VISITS.get(cls)
+            if special is None or special(self, node):
+                children = CHILDREN_OF[cls](node)
+                children.reverse()
+                stack += children
 
     # The handlers of _VISITS: each returns True when the node's children still need
     # the plain walk.
