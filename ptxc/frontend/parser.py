@@ -642,22 +642,19 @@ class Parser:
                             callback = _direct_callback(callback, len(arg.expansion))
                         info = (len(arg.expansion), arg.origin.name, callback)
                         rule_info[id(arg)] = info
-                    actions[symbol] = info  # a reduction: (size, rule name, callback)
+                    # a reduction: (size, rule name, callback, {state below: state after})
+                    actions[symbol] = (*info, {})
             self.actions[state] = actions
             self.gotos[state] = gotos
         if sorted(self.actions) == list(range(len(self.actions))):   # states 0..n-1: index lists
             self.actions = [self.actions[k] for k in range(len(self.actions))]
             self.gotos = [self.gotos[k] for k in range(len(self.gotos))]
         self.lexer = Lexer(lark.terminals)
-        self.units: dict[tuple, int] = {}   # (state below, state, lookahead) -> state after unit reductions
-        self.after_goto: dict[tuple, int] = {}  # (state below, rule name, lookahead) -> the same
 
     def parse(self, text: str):
         actions = self.actions
         gotos = self.gotos
         end_state = self.end_state
-        units = self.units
-        after_goto = self.after_goto
         state = self.start_state
         states = [state]
         values: list = []
@@ -674,26 +671,23 @@ class Parser:
                     if state == end_state and ttype == "$END":   # accept
                         return values[-1]
                     raise self.error(tok, state, values)
-                size, origin, callback = action
-                if callback is None:  # a `?rule` with one child: the child is the value
-                    # A chain of such reductions depends only on the state below, this
-                    # state and the lookahead: followed once, then remembered.
-                    below = states[-2]
-                    key = (below, state, ttype)
-                    target = units.get(key)
-                    if target is None:
-                        target = units[key] = self.follow_units(below, gotos[below][origin], ttype)
-                    state = states[-1] = target
-                    continue
                 # The goto after the reduction, and the chain of one-child reductions
                 # that may follow it, depend only on the state below, the rule and the
-                # lookahead: followed once, then remembered (one step instead of two).
+                # lookahead: followed once, then remembered in the action (`after`, keyed
+                # by the state below), one step instead of two.
+                size, origin, callback, after = action
+                if callback is None:  # a `?rule` with one child: the child is the value
+                    below = states[-2]
+                    target = after.get(below)
+                    if target is None:
+                        target = after[below] = self.follow_units(below, gotos[below][origin], ttype)
+                    state = states[-1] = target
+                    continue
                 if size == 1:   # the most common size: the stacks' tops are replaced
                     below = states[-2]
-                    key = (below, origin, ttype)
-                    target = after_goto.get(key)
+                    target = after.get(below)
                     if target is None:
-                        target = after_goto[key] = self.follow_units(below, gotos[below][origin], ttype)
+                        target = after[below] = self.follow_units(below, gotos[below][origin], ttype)
                     state = states[-1] = target
                     values[-1] = callback([values[-1]])
                     continue
@@ -704,10 +698,9 @@ class Parser:
                 else:
                     children = []
                 below = states[-1]
-                key = (below, origin, ttype)
-                state = after_goto.get(key)
+                state = after.get(below)
                 if state is None:
-                    state = after_goto[key] = self.follow_units(below, gotos[below][origin], ttype)
+                    state = after[below] = self.follow_units(below, gotos[below][origin], ttype)
                 states.append(state)
                 values.append(callback(children))
         raise AssertionError("the parser ended without accepting")
