@@ -238,9 +238,14 @@ class FunctionCodegen:
         found = self.memo.get(key)
         if found is not None:
             return found
-        dst = self.new_reg(cls)
+        self.next_id += 1   # new_reg(cls), written out (hot)
+        dst = VReg(self.next_id, cls)
         self.defs[dst] = self.emit(opcode, dst, *sources)
-        self.memo_put(key, dst)
+        if self.mutable:
+            self.memo_put(key, dst)
+        else:   # memo_put's work when no register is written twice (a fresh dst, an op's key);
+            self.memo[key] = dst    # (self.memo after emit: starting a block may replace it)
+            self.value_keys[dst] = key
         return dst
 
     # LLVM's Reassociate ranks values (and orders commutative operands by them):
