@@ -390,9 +390,9 @@ def _generate(tpl: Template):
             operands = [value(spec) for spec in specs]
             if frame:
                 operands[2] = f"Imm({operands[2]}.value + depot)"
-            guard_text = reg(guard) if guard else "None"
+            options = (f"guard={reg(guard)}, " if guard else "") + ("negated=True, " if negated else "")
             lines.append(f"    frozen_add(id(emit({opcode!r}, {', '.join(operands)}{', ' if operands else ''}"
-                         f"guard={guard_text}, negated={negated!r}, rank=False)))")
+                         f"{options}rank=False)))")
         elif kind == "label":
             lines.append(f"    cg.place({label(step[1])})")
         elif kind == "bra":
