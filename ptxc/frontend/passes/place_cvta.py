@@ -10,25 +10,32 @@ conversions are merged into its first (uses renamed everywhere, `cg.uses` kept t
 """
 from __future__ import annotations
 
+from itertools import compress
+from operator import attrgetter
+
 from ...ptx import ir
 from ..vir import BASE, Block, OpcodeTable, VReg, instr_uses
 
 _MEMORY_ACCESS = OpcodeTable(lambda opcode: BASE[opcode] in ("ld", "st", "atom", "red"))
+_ADD_S64 = "add.s64"
+_opcode_of = attrgetter("opcode")
 
 
 def _memory_users(block: Block, reg: VReg) -> int:
     """How many loads/stores in the block address memory through reg (directly or through
     one add.s64 of it)."""
     derived = {reg}
-    for instr in block.instrs:
-        if instr.opcode == "add.s64" and any(op.__class__ is VReg and op in derived for op in instr.operands[1:]):
+    opcodes = list(map(_opcode_of, block.instrs))
+    # (the add.s64s and the memory accesses picked in C: the block is scanned once per
+    # parameter, most of its instructions are neither)
+    for instr in compress(block.instrs, map(_ADD_S64.__eq__, opcodes)):
+        if any(op.__class__ is VReg and op in derived for op in instr.operands[1:]):
             derived.add(instr.operands[0])
     count = 0
-    for instr in block.instrs:
-        if _MEMORY_ACCESS[instr.opcode]:
-            for op in instr.operands:
-                if op.__class__ is ir.Address and op.base.__class__ is VReg and op.base in derived:
-                    count += 1
+    for instr in compress(block.instrs, map(_MEMORY_ACCESS.__getitem__, opcodes)):
+        for op in instr.operands:
+            if op.__class__ is ir.Address and op.base.__class__ is VReg and op.base in derived:
+                count += 1
     return count
 
 
