@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import operator
 import os
 from dataclasses import dataclass, field
 
@@ -1517,6 +1518,8 @@ class Analyzer:
         if not scored:
             names = ", ".join(str(t) for t in arg_types)
             self.fail(f"no matching function for call to '{overloads.name}({names})'", loc)
+        if len(scored) == 1:    # (the one viable candidate: no ranking to do)
+            return scored[0][2]
         common = None
         if all(is_arithmetic(t) for t in arg_types) and arg_types:
             common = arg_types[0]
@@ -1525,7 +1528,12 @@ class Analyzer:
 
         def key(entry):
             ranks, order, cand = entry
-            dominated = any(all(o <= r for o, r in zip(other, ranks)) and other != ranks for other, _, _ in scored)
+            # another candidate ranks no worse on every argument, better on one
+            dominated = False
+            for other, _, _ in scored:
+                if other != ranks and all(map(operator.le, other, ranks)):
+                    dominated = True
+                    break
             matches_common = common is not None and all(unqualified(p) == common for p in cand.type.params
                                                         if is_arithmetic(p))
             return (dominated, sum(ranks) if not matches_common else -1, order)
