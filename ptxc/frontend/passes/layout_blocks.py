@@ -49,7 +49,7 @@ def layout_blocks(cg, func: ir.Function) -> None:
                 instrs.pop()
                 changed = True
         # unreachable blocks (after an unconditional jump, never targeted)
-        targets = _targets(blocks, resolve)
+        targets = _targets(blocks, resolve, aliases)
         kept = [blocks[0]]
         for k, block in enumerate(blocks[1:], 1):
             instrs = kept[-1].instrs
@@ -61,7 +61,7 @@ def layout_blocks(cg, func: ir.Function) -> None:
             kept.append(block)
         blocks = kept
         # a block reached only by falling through is part of the block before it
-        targets = _targets(blocks, resolve)
+        targets = _targets(blocks, resolve, aliases)
         merged = [blocks[0]]
         for block in blocks[1:]:
             prev = merged[-1]
@@ -88,14 +88,15 @@ def layout_blocks(cg, func: ir.Function) -> None:
     cg.branch_targets = targets
 
 
-def _targets(blocks: list, resolve) -> set:
+def _targets(blocks: list, resolve, aliases: dict) -> set:
     """The labels branches name (resolved): only a block's last instruction branches."""
     targets = set()
     for block in blocks:
         if block.instrs:
             instr = block.instrs[-1]
             if _BRANCH[instr.opcode]:
-                targets.add(resolve(instr.operands[0].name))
+                name = instr.operands[0].name
+                targets.add(resolve(name) if name in aliases else name)   # (resolve's common case inline)
     return targets
 
 
