@@ -36,7 +36,7 @@ from .mangle import mangle_static_local
 from . import mathlib
 from .builtins import BUILTINS
 from .passes import run_passes
-from .plan import children, loop_pragmas, plan_body
+from .plan import CHILDREN_OF, loop_pragmas, plan_body
 from .vir import (AggValue, RegAgg, is_aggregate, leaf_range, leaves, FLOAT_CMP, FLOAT_INVERSE, GENERIC, INT_CMP, INVERSE, SPECIAL_REGS, SWAPPED, Block, MemRef,
                   PointerInfo, Unsupported, VarRef, VReg, arith_type, bits, canonical_compare, cvt_int, defines,
                   exact_reciprocal, f32_bits, float_type, fold_compare, imm_for, int_type, memory_type, mov_type,
@@ -90,7 +90,6 @@ class FunctionCodegen:
         self.frame_size = 0                  # the local memory frame (__local_depot)
         self.frame_align = 0
         self.frame_regs: set = set()         # "%SPL", "%SP" when used
-        self.plans: dict = {}                # id(FunctionDef) -> plan.BodyPlan
         self.plan = None                     # the plan of the body being generated
         self.call_params: list = []          # `.param` buffers of real call sequences
         self.prototypes: list = []           # `.callprototype`s of indirect calls
@@ -239,9 +238,14 @@ class FunctionCodegen:
         found = self.memo.get(key)
         if found is not None:
             return found
-        dst = self.new_reg(cls)
+        self.next_id += 1   # new_reg(cls), written out (hot)
+        dst = VReg(self.next_id, cls)
         self.defs[dst] = self.emit(opcode, dst, *sources)
-        self.memo_put(key, dst)
+        if self.mutable:
+            self.memo_put(key, dst)
+        else:   # memo_put's work when no register is written twice (a fresh dst, an op's key);
+            self.memo[key] = dst    # (self.memo after emit: starting a block may replace it)
+            self.value_keys[dst] = key
         return dst
 
     # LLVM's Reassociate ranks values (and orders commutative operands by them):
@@ -404,9 +408,12 @@ class FunctionCodegen:
         return func
 
     def plan_of(self, fdef: A.FunctionDef):
-        found = self.plans.get(id(fdef))
+        """The function's plan (made once per compilation: a body inlined into several
+        kernels is planned once; codegen only reads plans)."""
+        plans = self.module.plans
+        found = plans.get(id(fdef))
         if found is None:
-            found = self.plans[id(fdef)] = plan_body(fdef.body, self.module.loop_pragmas, self.module.deref_cache)
+            found = plans[id(fdef)] = plan_body(fdef.body, self.module.loop_pragmas, self.module.deref_cache)
         return found
 
     # ---- the local memory frame ------------------------------------------------------
@@ -998,7 +1005,9 @@ class FunctionCodegen:
                 if sym.name == "warpSize":
                     return ir.Imm(32)
                 raise self.unsupported(f"'{sym.name}' as a whole value", expr)
-            binding = self.binding(sym, expr)
+            binding = self.bindings.get(sym)    # (self.binding's common case, without the call)
+            if binding is None:
+                binding = self.binding(sym, expr)
             if isinstance(binding, VarRef):
                 # A constant assigned earlier in this block is still the value (what
                 # mem2reg + constant propagation would see).
@@ -1089,7 +1098,7 @@ class FunctionCodegen:
             if op == "/" and isinstance(rhs, ir.Imm) and exact_reciprocal(rhs.value):
                 # x / 2^k is x * 2^-k exactly: LLVM rewrites the division.
                 return self.arith("*", lhs, ir.Imm(1.0 / rhs.value, rhs.type), t, node)
-            opcode = {"+": "add", "-": "sub", "*": "mul", "/": "div.rn"}.get(op)
+            opcode = _FLOAT_OPCODES.get(op)
             if opcode is None:
                 raise self.unsupported(f"operator '{op}' on floating-point values", node)
             self.multiplies += opcode == "mul"
@@ -1130,12 +1139,7 @@ class FunctionCodegen:
             result = self.op(f"add.s{width}", cls, lhs, rhs)
             self.offsets[result] = (lhs, rhs.value)
             return result
-        opcode = {
-            "+": f"add.s{width}", "-": f"sub.s{width}", "*": f"mul.lo.s{width}",
-            "/": f"div.{'s' if signed else 'u'}{width}", "%": f"rem.{'s' if signed else 'u'}{width}",
-            "&": f"and.b{width}", "|": f"or.b{width}", "^": f"xor.b{width}",
-            "<<": f"shl.b{width}", ">>": f"shr.{'s' if signed else 'u'}{width}",
-        }[op]
+        opcode = _INT_OPCODES[width, signed][op]
         if op in ("<<", ">>") and isinstance(rhs, VReg) and rhs.cls != "r":
             rhs = self.convert(rhs, S.ULLONG if rhs.cls == "rd" else S.USHORT, S.UINT)
         self.multiplies += op == "*"
@@ -2049,6 +2053,19 @@ def _float_identity(op: str, c: float) -> bool:
 _Address, _Vector = ir.Address, ir.Vector
 
 # Opcodes after which code starts a new block.
+def _int_opcodes(width: int, signed: bool) -> dict:
+    """C operator -> the PTX opcode of that integer operation, at one width and signedness."""
+    sign = "s" if signed else "u"
+    return {"+": f"add.s{width}", "-": f"sub.s{width}", "*": f"mul.lo.s{width}",
+            "/": f"div.{sign}{width}", "%": f"rem.{sign}{width}",
+            "&": f"and.b{width}", "|": f"or.b{width}", "^": f"xor.b{width}",
+            "<<": f"shl.b{width}", ">>": f"shr.{sign}{width}"}
+
+
+# (width, signed) -> _int_opcodes(width, signed): arith's opcodes, made once.
+_INT_OPCODES = {(width, signed): _int_opcodes(width, signed) for width in (16, 32, 64) for signed in (False, True)}
+_FLOAT_OPCODES = {"+": "add", "-": "sub", "*": "mul", "/": "div.rn"}
+
 _ENDS_BLOCK = OpcodeTable(lambda opcode: opcode.startswith(("bra", "ret", "exi")))
 
 # Opcodes whose two operands commute (LLVM orders them by rank).
@@ -2197,6 +2214,7 @@ class ModuleCodegen:
         self.globals: dict[str, ir.Variable] = {}     # module-scope variables, in order of first use
         self.global_refs: dict = {}                   # VarSymbol -> MemRef
         self.deref_cache: dict = {}                   # plan.deref_only's answers
+        self.plans: dict = {}                         # id(FunctionDef) -> plan.BodyPlan
         self.diagnostics: list[Diagnostic] = []
         self.loop_pragmas = loop_pragmas(list(pragmas), self.loop_lines()) if pragmas else {}
         self.recursive = self.recursive_functions()
@@ -2214,7 +2232,7 @@ class ModuleCodegen:
                 if isinstance(node, A.Call) and node.callee is not None and node.callee.builtin is None \
                         and node.callee.definition is not None:
                     callees.add(node.callee)
-                stack.extend(children(node))
+                stack.extend(CHILDREN_OF[node.__class__](node))
             graph[fsym] = callees
         out = set()
         for start in graph:
@@ -2242,7 +2260,7 @@ class ModuleCodegen:
                     node = stack.pop()
                     if isinstance(node, (A.ForStmt, A.WhileStmt, A.DoStmt)):
                         lines.append(node.loc[0])
-                    stack.extend(children(node))
+                    stack.extend(CHILDREN_OF[node.__class__](node))
         return lines
 
     def add_global(self, var: ir.Variable) -> None:

@@ -114,7 +114,8 @@ class Template:
     reg_types: dict = field(default_factory=dict)   # scoped names (%temp#3) -> PTX class
     multi_defs: set = field(default_factory=set)    # registers written more than once
     globals: set = field(default_factory=set)       # module variables it reads
-    steps: list | None = None                       # the body compiled for _expand
+    steps: list | None = None                       # the body compiled for _generate
+    expand: object = None                           # the steps as a function (_generate)
     classes: dict = field(default_factory=dict)     # register name -> vir class
     needs_end: bool = False                         # returns other than at the end
 
@@ -305,104 +306,152 @@ def instantiate(cg, name: str, args: list):
 
 
 def _expand(cg, tpl: Template, args: list) -> dict:
-    lib = library()
+    """Emit the template's body through `cg`, `args` for its parameters; return its
+    results ({byte offset in retval0: operand})."""
+    expand = tpl.expand
+    if expand is None:
+        expand = tpl.expand = _generate(tpl)
+    return expand(cg, args)
+
+
+def _generate(tpl: Template):
+    """The template's steps (_compile) as the Python function that runs them: each
+    instruction one `emit` call with its operands written out, each template register a
+    local variable (made at its first sighting, fresh per instantiation), each label
+    likewise.  Built once per template and process; what it emits is what a loop over
+    the steps would emit, in the same order."""
     if tpl.steps is None:
         _compile(tpl)
+    lib = library()
     classes = tpl.classes
     multi = tpl.multi_defs
-    regs: dict[str, object] = {}
-    labels: dict[str, str] = {}
-    depot = cg.local_region(*tpl.depot) if tpl.depot else 0
-    for var in tpl.globals:
-        cg.module.add_global(lib.variables[var])
+    constants: list = []        # operands used as they are (immediates, symbols)
+    variables: dict = {}        # template register -> local variable name
+    labels: dict = {}           # template label -> local variable name
+    bound: set = set()          # template registers certainly made (or bound) at this point
+    lines: list = []
 
-    def reg(name: str):
-        found = regs.get(name)
+    def constant(value) -> str:
+        constants.append(value)
+        return f"K[{len(constants) - 1}]"
+
+    def var(name: str) -> str:
+        found = variables.get(name)
         if found is None:
-            if name in ("%SPL", "%SP"):
-                return cg.frame_register(name)
-            found = regs[name] = cg.new_reg(classes[name])
-            if name in multi:
-                cg.mutable.add(found)
+            found = variables[name] = f"v{len(variables)}"
         return found
+
+    def reg(name: str, indent: str = "    ") -> str:
+        """reg(name) of the loop: the register, made (a statement before) at first sight."""
+        if name in ("%SPL", "%SP"):
+            return f"frame_register({name!r})"
+        local = var(name)
+        if name not in bound:
+            lines.append(f"{indent}{local} = new_reg({classes[name]!r})")
+            if name in multi:
+                lines.append(f"{indent}mutable_add({local})")
+            bound.add(name)
+        return local
 
     def label(name: str) -> str:
         found = labels.get(name)
         if found is None:
-            found = labels[name] = cg.make_label()
+            found = labels[name] = f"l{len(labels)}"
+            lines.append(f"    {found} = make_label()")
         return found
 
-    def value(spec):
+    def value(spec) -> str:
         kind = spec[0]
         if kind == 0:
-            found = regs.get(spec[1])
-            return found if found is not None else reg(spec[1])
+            return reg(spec[1])
         if kind == 1:
-            return spec[1]
+            return constant(spec[1])
         if kind == 2:
-            return ir.Address(reg(spec[1]), spec[2])
+            return f"Address({reg(spec[1])}, {spec[2]})"
         if kind == 4:
-            return ir.Vector(tuple(value(e) for e in spec[1]))
-        return ir.Symbol(label(spec[1]))
+            return "Vector((" + "".join(f"{value(e)}, " for e in spec[1]) + "))"
+        return f"Symbol({label(spec[1])})"
 
-    saved = cg.region_start()
-    results: dict[int, object] = {}
-    end_label = cg.make_label() if tpl.needs_end else None
-    result_regs: dict[int, object] = {}
-    frozen = cg.frozen
-    emit = cg.emit
+    lines += ["    new_reg = cg.new_reg", "    emit = cg.emit", "    frozen_add = cg.frozen.add",
+              "    mutable_add = cg.mutable.add", "    make_label = cg.make_label",
+              "    frame_register = cg.frame_register"]
+    if tpl.depot:
+        lines.append(f"    depot = cg.local_region{tpl.depot!r}")
+    else:
+        lines.append("    depot = 0")
+    lines += ["    for name in tpl.globals:", "        cg.module.add_global(lib.variables[name])",
+              "    saved = cg.region_start()", "    results = {}"]
+    if tpl.needs_end:
+        lines += ["    end_label = make_label()", "    result_regs = {}"]
     for step in tpl.steps:
         kind = step[0]
         if kind == "instr":
             _, opcode, specs, guard, negated, frame = step
-            # (a register -- most operands -- without the call: value's first case)
-            operands = [(regs.get(s[1]) or reg(s[1])) if s[0] == 0 else value(s) for s in specs]
+            operands = [value(spec) for spec in specs]
             if frame:
-                operands[2] = ir.Imm(operands[2].value + depot)
-            instr = emit(opcode, *operands, guard=reg(guard) if guard else None, negated=negated, rank=False)
-            frozen.add(id(instr))
+                operands[2] = f"Imm({operands[2]}.value + depot)"
+            options = (f"guard={reg(guard)}, " if guard else "") + ("negated=True, " if negated else "")
+            lines.append(f"    frozen_add(id(emit({opcode!r}, {', '.join(operands)}{', ' if operands else ''}"
+                         f"{options}rank=False)))")
         elif kind == "label":
-            cg.place(label(step[1]))
+            lines.append(f"    cg.place({label(step[1])})")
         elif kind == "bra":
-            cg.branch(label(step[1]), reg(step[2]) if step[2] else None, step[3])
+            target = label(step[1])
+            guard_text = reg(step[2]) if step[2] else "None"
+            lines.append(f"    cg.branch({target}, {guard_text}, {step[3]!r})")
         elif kind == "param":
             _, name, index, wanted = step
-            arg = args[index]
-            if isinstance(arg, ir.Imm) or name in multi or arg.cls != wanted:
-                # a copy (the template reads a float's bits as an integer, or writes it)
-                dst = reg(name)
-                width = "64" if dst.cls in ("rd", "fd") else "32" if dst.cls in ("r", "f") else "16"
-                emit(f"mov.b{width}" if not isinstance(arg, ir.Imm) else f"mov.{_MOV[dst.cls]}", dst, arg)
+            lines.append(f"    arg = args[{index}]")
+            if name in multi:
+                local = reg(name)
+                lines.append(f"    _param_copy(emit, {local}, arg)")
             else:
-                regs[name] = arg
+                lines.append(f"    if isinstance(arg, Imm) or arg.cls != {wanted!r}:")
+                # (a copy: the template reads a float's bits as an integer, or writes it)
+                local = reg(name, "        ") if name not in bound else var(name)
+                lines.append(f"        _param_copy(emit, {local}, arg)")
+                lines += ["    else:", f"        {local} = arg"]
+                bound.add(name)
         elif kind == "result":
             _, offset, spec = step
             result = value(spec)
-            if end_label is None:
-                results[offset] = result
+            if not tpl.needs_end:
+                lines.append(f"    results[{offset}] = {result}")
             else:
-                if offset not in result_regs:
-                    result_regs[offset] = cg.new_reg(result.cls if not isinstance(result, ir.Imm) else "r")
-                    cg.mutable.add(result_regs[offset])
-                    results[offset] = result_regs[offset]
-                emit(f"mov.{_MOV[result_regs[offset].cls]}", result_regs[offset], result)
+                lines += [f"    result = {result}",
+                          f"    if {offset} not in result_regs:",
+                          f"        results[{offset}] = result_regs[{offset}] = new_reg("
+                          f"result.cls if not isinstance(result, Imm) else 'r')",
+                          f"        mutable_add(result_regs[{offset}])",
+                          f"    emit('mov.' + _MOV[result_regs[{offset}].cls], result_regs[{offset}], result)"]
         elif kind == "ret":
-            if end_label is not None:
-                cg.branch(end_label)
-        else:   # a call: expand the callee the same way
+            if tpl.needs_end:
+                lines.append("    cg.branch(end_label)")
+        else:   # a call: the callee's expansion, then its results copied
             call = step[1]
-            values = _expand(cg, lib.template(call.callee), [value(_spec(a, tpl)) for a in call.args])
+            callee = lib.template(call.callee)
+            values = ", ".join(value(_spec(a, tpl)) for a in call.args)
+            lines.append(f"    values = _expand(cg, {constant(callee)}, [{values}])")
             for template_reg, offset in call.results:
                 dst = reg(template_reg.name)
-                emit(f"mov.{_MOV[dst.cls]}", dst, values[offset])
-    if end_label is not None:
-        cg.place(end_label)
+                lines.append(f"    emit('mov.' + _MOV[{dst}.cls], {dst}, values[{offset}])")
+    if tpl.needs_end:
+        lines.append("    cg.place(end_label)")
     if labels:  # the template branched: what was known before it is known after it
-        cg.region_join(saved)
-    # `value` calls itself: its closure cell refers back to it, a cycle holding `regs`
-    # until the cyclic GC runs.  Emptying the cell lets reference counting free them now.
-    del value
-    return results
+        lines.append("    cg.region_join(saved)")
+    lines.append("    return results")
+    namespace = {"K": constants, "tpl": tpl, "lib": lib, "Imm": ir.Imm, "Address": ir.Address,
+                 "Vector": ir.Vector, "Symbol": ir.Symbol, "_MOV": _MOV, "_param_copy": _param_copy,
+                 "_expand": _expand}
+    exec("def expand(cg, args):\n" + "\n".join(lines), namespace)
+    return namespace["expand"]
+
+
+def _param_copy(emit, dst, arg) -> None:
+    """A parameter's register set from the argument (an immediate, or a register of
+    another class, or one the template writes again)."""
+    width = "64" if dst.cls in ("rd", "fd") else "32" if dst.cls in ("r", "f") else "16"
+    emit(f"mov.b{width}" if not isinstance(arg, ir.Imm) else f"mov.{_MOV[dst.cls]}", dst, arg)
 
 
 def _spec(op, tpl: Template):
@@ -435,7 +484,7 @@ def _class_of(name: str, tpl: Template) -> str:
 
 
 def _compile(tpl: Template) -> None:
-    """The template's body as steps _expand runs without re-reading the PTX."""
+    """The template's body as steps (what _generate writes as code), without re-reading the PTX."""
     steps = []
     returns = sum(1 for item in tpl.body if isinstance(item, ir.Instr) and item.opcode == "ret")
     tpl.needs_end = returns > 1 or (bool(tpl.body) and not _is_ret(tpl.body[-1]))

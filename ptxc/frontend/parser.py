@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast as _pyast
 import re
 from functools import partial
-from operator import itemgetter
 from pathlib import Path
 
 from lark import Lark, Transformer, Tree
@@ -533,9 +532,13 @@ class Lexer:
             r"(?P<ERROR>\S)",
         ]) + ")")
 
-    def tokens(self, text: str, type_names: set):
-        """Yield Tokens; an IDENTIFIER that a typedef or struct tag declared is a TYPE_NAME
-        (the "lexer hack": C's grammar cannot tell `T * x;` apart otherwise)."""
+    def tokens(self, text: str, type_names: set) -> list:
+        """The Tokens, $END last; an IDENTIFIER that a typedef or struct tag declared is a
+        TYPE_NAME (the "lexer hack": C's grammar cannot tell `T * x;` apart otherwise).
+        Text that is no token ends the list with a $ERROR token, its value the message:
+        the parser reports it when it gets there (after any syntax error before it)."""
+        out: list = []
+        append = out.append
         keywords = self.keywords
         punctuators = self.punctuators
         line, line_start = 1, 0
@@ -596,13 +599,15 @@ class Lexer:
             elif kind == "ERROR":
                 what = "missing terminating '\"' character" if value == '"' else \
                     "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
-                raise SyntaxErrorAt(what, line, column)
+                append(Token("$ERROR", what, line, column))
+                return out
             previous = value
-            yield Token(kind, value, line, column)
+            append(Token(kind, value, line, column))
         if newline < len(text):
             line += text.count("\n", newline)
             line_start = text.rindex("\n", newline) + 1
-        yield Token("$END", "", line, len(text) - line_start + 1)
+        append(Token("$END", "", line, len(text) - line_start + 1))
+        return out
 
 
 # ---- the LALR driver -------------------------------------------------------------------
@@ -637,20 +642,19 @@ class Parser:
                             callback = _direct_callback(callback, len(arg.expansion))
                         info = (len(arg.expansion), arg.origin.name, callback)
                         rule_info[id(arg)] = info
-                    actions[symbol] = info  # a reduction: (size, rule name, callback)
+                    # a reduction: (size, rule name, callback, {state below: state after})
+                    actions[symbol] = (*info, {})
             self.actions[state] = actions
             self.gotos[state] = gotos
         if sorted(self.actions) == list(range(len(self.actions))):   # states 0..n-1: index lists
             self.actions = [self.actions[k] for k in range(len(self.actions))]
             self.gotos = [self.gotos[k] for k in range(len(self.gotos))]
         self.lexer = Lexer(lark.terminals)
-        self.units: dict[tuple, int] = {}   # (state below, state, lookahead) -> state after unit reductions
 
     def parse(self, text: str):
         actions = self.actions
         gotos = self.gotos
         end_state = self.end_state
-        units = self.units
         state = self.start_state
         states = [state]
         values: list = []
@@ -667,25 +671,24 @@ class Parser:
                     if state == end_state and ttype == "$END":   # accept
                         return values[-1]
                     raise self.error(tok, state, values)
-                size, origin, callback = action
+                # The goto after the reduction, and the chain of one-child reductions
+                # that may follow it, depend only on the state below, the rule and the
+                # lookahead: followed once, then remembered in the action (`after`, keyed
+                # by the state below), one step instead of two.
+                size, origin, callback, after = action
                 if callback is None:  # a `?rule` with one child: the child is the value
-                    # A chain of such reductions depends only on the state below, this
-                    # state and the lookahead: followed once, then remembered.
                     below = states[-2]
-                    key = (below, state, ttype)
-                    target = units.get(key)
+                    target = after.get(below)
                     if target is None:
-                        target = gotos[below][origin]
-                        while True:
-                            after = actions[target].get(ttype)
-                            if after is None or after.__class__ is int or after[2] is not None:
-                                break
-                            target = gotos[below][after[1]]
-                        units[key] = target
+                        target = after[below] = self.follow_units(below, gotos[below][origin], ttype)
                     state = states[-1] = target
                     continue
                 if size == 1:   # the most common size: the stacks' tops are replaced
-                    state = states[-1] = gotos[states[-2]][origin]
+                    below = states[-2]
+                    target = after.get(below)
+                    if target is None:
+                        target = after[below] = self.follow_units(below, gotos[below][origin], ttype)
+                    state = states[-1] = target
                     values[-1] = callback([values[-1]])
                     continue
                 if size:
@@ -694,12 +697,27 @@ class Parser:
                     del values[-size:]
                 else:
                     children = []
-                state = gotos[states[-1]][origin]
+                below = states[-1]
+                state = after.get(below)
+                if state is None:
+                    state = after[below] = self.follow_units(below, gotos[below][origin], ttype)
                 states.append(state)
                 values.append(callback(children))
         raise AssertionError("the parser ended without accepting")
 
+    def follow_units(self, below: int, target: int, ttype: str) -> int:
+        """The state that `target` (just pushed above `below`) leads to on lookahead
+        `ttype` through reductions of one-child `?rules`, which only change the state."""
+        actions, gotos = self.actions, self.gotos
+        while True:
+            after = actions[target].get(ttype)
+            if after is None or after.__class__ is int or after[2] is not None:
+                return target
+            target = gotos[below][after[1]]
+
     def error(self, tok: Token, state: int, values: list) -> SyntaxErrorAt:
+        if tok.type == "$ERROR":    # (no state has an action for it: the lexer's error)
+            return SyntaxErrorAt(tok.value, tok.line, tok.column)
         expected = {s for s in self.actions[state]}
         for closer, text in (("SEMICOLON", "';'"), ("RPAR", "')'"), ("RSQB", "']'"), ("COLON", "':'"),
                              ("RBRACE", "'}'")):
@@ -719,68 +737,45 @@ class Parser:
 
 def _direct_callback(callback, size: int):
     """Lark's rule callback, without its generic child filter: the filter loops over
-    (index, expand, add_none) triples on every reduction; this picks the kept children
-    (and the `[x]` placeholders' Nones) with one list comprehension, passes them on as
-    they are, or splices inlined rules' lists in (`_splicing`)."""
+    (index, expand, add_none) triples on every reduction; this is one function written
+    for the rule (`_rule_function`) that lists the kept children (and the `[x]`
+    placeholders' Nones), splices inlined rules' lists in, and passes the list on --
+    or, for an inlined rule, is the list."""
     kind = type(callback).__name__
     if kind not in ("ChildFilterLALR", "ChildFilterLALR_NoPlaceholders"):
-        return _tree_builder(callback)
+        build = _tree_builder(callback)
+        return list if build is _inlined else build     # (a copy of the fresh list, made in C)
     entries = [(entry[0], entry[1], entry[2] if len(entry) > 2 else 0) for entry in callback.to_include]
     trailing = getattr(callback, "append_none", 0)
     build = _tree_builder(callback.node_builder)
-    if any(expand for _, expand, _ in entries):
-        return _splicing(entries, trailing, build)
-    picks: list = []
-    for index, _, nones in entries:
-        picks += [None] * nones
-        picks.append(index)
-    picks += [None] * trailing
-    if picks == list(range(size)):
-        return build    # every child, in order (`children` is a fresh list already)
-    if None in picks:
-        return lambda children: build([None if k is None else children[k] for k in picks])
-    if not picks:
-        return lambda children: build([])
-    if len(picks) == 1:     # (an itemgetter of one index gives the item, not a tuple)
-        pick = picks[0]
-        return lambda children: build([children[pick]])
-    select = itemgetter(*picks)
-    return lambda children: build(list(select(children)))
+    if not trailing and [(index, expand, nones) for index, expand, nones in entries] == \
+            [(k, False, 0) for k in range(size)]:
+        # every child, in order (`children` is a fresh list already)
+        return list if build is _inlined else build
+    return _rule_function(entries, trailing, build)
 
 
-def _splicing(entries: list, trailing: int, build):
-    """The callback of a rule that uses inlined rules (`_rule`, `x*`, `x+`): their values
-    are lists of children (`_inlined`), spliced into this rule's children."""
-    first, first_expand, first_nones = entries[0]
+def _rule_function(entries: list, trailing: int, build):
+    """The children a rule keeps, as one list display (`[children[0], None,
+    *children[2]]`: a `[x]` placeholder's None, an inlined rule's list spliced), then
+    the rule's builder.  A left-recursive list (`items: items "," item`, the first entry
+    an inlined list) grows in place, as with Lark's own filter for LALR."""
+    first, first_expand, first_nones = entries[0] if entries else (0, False, 0)
     rest = entries[1:]
     if first_expand and not first_nones and not trailing and not any(e or n for _, e, n in rest):
-        # A left-recursive list (`items: items "," item`): it grows in place, as with
-        # Lark's own filter for LALR.
-        picks = [index for index, _, _ in rest]
-        if not picks:
-            return lambda children: build(children[first])
-        if len(picks) == 1:
-            pick = picks[0]
-
-            def append_one(children):
-                kept = children[first]
-                kept.append(children[pick])
-                return build(kept)
-            return append_one
-
-    def splice(children):
-        kept = []
+        lines = [f"    kept = children[{first}]"]
+        lines += [f"    kept.append(children[{index}])" for index, _, _ in rest]
+    else:
+        items = []
         for index, expand, nones in entries:
-            if nones:
-                kept += [None] * nones
-            if expand:
-                kept += children[index]
-            else:
-                kept.append(children[index])
-        if trailing:
-            kept += [None] * trailing
-        return build(kept)
-    return splice
+            items += ["None"] * nones
+            items.append(f"*children[{index}]" if expand else f"children[{index}]")
+        items += ["None"] * trailing
+        lines = [f"    kept = [{', '.join(items)}]"]
+    lines.append("    return kept" if build is _inlined else "    return build(kept)")
+    namespace = {"build": build}
+    exec("def rule_function(children):\n" + "\n".join(lines), namespace)
+    return namespace["rule_function"]
 
 
 def _inlined(children: list) -> list:

@@ -45,35 +45,59 @@ _FIELDS: dict[type, tuple] = {}
 # Fields that never hold a node: sema's annotations, and those declared as plain scalars.
 _NOT_CHILDREN = frozenset({"loc", "type", "symbol", "callee", "compute_type", "const_value"})
 _SCALAR_ANNOTATIONS = frozenset({"str", "int", "bool", "float"})
+# Lists that never hold a node: keywords and strings, (line, text) pairs, symbols.
+_WORD_LISTS = frozenset({(A.DeclSpecifiers, "storage"), (A.DeclSpecifiers, "qualifiers"),
+                         (A.DeclSpecifiers, "function_specs"), (A.DeclSpecifiers, "exec_spaces"),
+                         (A.DeclSpecifiers, "memory_spaces"), (A.PointerDeriv, "qualifiers"),
+                         (A.AsmStmt, "clobbers"), (A.TranslationUnit, "pragmas"),
+                         (A.FunctionDef, "param_symbols")})
 
 
 def _child_fields(cls) -> tuple:
     names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls)
-                                 if f.name not in _NOT_CHILDREN and f.type not in _SCALAR_ANNOTATIONS)
+                                 if f.name not in _NOT_CHILDREN and f.type not in _SCALAR_ANNOTATIONS
+                                 and (cls, f.name) not in _WORD_LISTS)
     return names
 
 
 _Node = A.Node
 
 
+def _make_children(cls):
+    """`children` for one node class: its child fields read one after the other, the
+    code written out once per class (no loop over field names, no getattr)."""
+    lines = ["def children_of(node):", "    out = []"]
+    for name in _child_fields(cls):
+        lines += [f"    value = node.{name}",
+                  "    if isinstance(value, _Node):",
+                  "        out.append(value)",
+                  "    elif value.__class__ is list:",
+                  "        for item in value:",
+                  "            if isinstance(item, _Node):",
+                  "                out.append(item)",
+                  "            elif isinstance(item, tuple):  # asm operands: (constraint, expr)",
+                  "                out.extend(x for x in item if isinstance(x, _Node))"]
+    lines.append("    return out")
+    namespace = {"_Node": _Node}
+    exec("\n".join(lines), namespace)
+    return namespace["children_of"]
+
+
+class _ChildrenOf(dict):
+    """Node class -> its `children` function, made on first need."""
+
+    def __missing__(self, cls):
+        found = self[cls] = _make_children(cls)
+        return found
+
+
+# Walks index it (`CHILDREN_OF[node.__class__](node)`), one call less than `children`.
+CHILDREN_OF = _ChildrenOf()
+
+
 def children(node):
     """The AST nodes directly inside `node` (lists flattened)."""
-    cls = node.__class__
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _child_fields(cls)
-    out = []
-    for name in names:
-        value = getattr(node, name)
-        if isinstance(value, _Node):
-            out.append(value)
-        elif value.__class__ is list:
-            for item in value:
-                if isinstance(item, _Node):
-                    out.append(item)
-                elif isinstance(item, tuple):  # asm operands: (constraint, expr)
-                    out.extend(x for x in item if isinstance(x, A.Node))
-    return out
+    return CHILDREN_OF[node.__class__](node)
 
 
 # The node classes without child nodes (names, literals): the walk skips them.
@@ -115,13 +139,21 @@ class Planner:
 
     # ---- the walk ----------------------------------------------------------------------
     def visit(self, node) -> None:
-        # One table lookup per node instead of a chain of isinstance tests: most nodes
-        # only need their children walked.
-        special = _VISITS.get(node.__class__)
-        if special is None or special(self, node):
-            for child in children(node):
-                if child.__class__ not in _LEAVES:   # (nothing to see in a leaf)
-                    self.visit(child)
+        # Depth first, in source order, with a stack of the nodes still to see (one call
+        # per special node, not per node); one table lookup per node instead of a chain of
+        # isinstance tests: most nodes only need their children walked.
+        stack = [node]
+        pop = stack.pop
+        while stack:
+            node = pop()
+            cls = node.__class__
+            if cls in _LEAVES:   # (nothing to see in a leaf)
+                continue
+            special = _VISITS.get(cls)
+            if special is None or special(self, node):
+                children = CHILDREN_OF[cls](node)
+                children.reverse()
+                stack += children
 
     # The handlers of _VISITS: each returns True when the node's children still need
     # the plain walk.
@@ -319,7 +351,7 @@ def _uses_are_derefs(node, parent, psym, cache) -> bool:
     if isinstance(node, A.ImplicitCast) and S.is_pointer(node.type) and isinstance(node.operand, A.Ident) \
             and node.operand.symbol is psym:
         return _uses_are_derefs(node.operand, parent, psym, cache)
-    return all(_uses_are_derefs(child, node, psym, cache) for child in children(node))
+    return all(_uses_are_derefs(child, node, psym, cache) for child in CHILDREN_OF[node.__class__](node))
 
 
 def strip_pointer_casts(expr):
@@ -366,7 +398,7 @@ def _writes(node, sym) -> bool:
             target = node.operand
         if target is not None and isinstance(strip_casts(target), A.Ident) and strip_casts(target).symbol is sym:
             return True
-        stack.extend(children(node))
+        stack.extend(CHILDREN_OF[node.__class__](node))
     return False
 
 
@@ -384,7 +416,7 @@ def body_cost(node, _active: frozenset = frozenset()) -> int:
             callee = node.callee
             if callee is not None and callee.definition is not None and callee not in _active:
                 cost += body_cost(callee.definition.body, _active | {callee})
-        stack.extend(children(node))
+        stack.extend(CHILDREN_OF[node.__class__](node))
     return cost
 
 

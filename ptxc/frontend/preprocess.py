@@ -51,6 +51,7 @@ _TOKEN = re.compile(r"""
 """, re.X | re.S)
 
 _COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+_WORD = re.compile(r"[A-Za-z_]\w*")
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w*)(.*)$")
 
 
@@ -270,10 +271,7 @@ class Preprocessor:
 
     # ---- macro expansion ---------------------------------------------------------
     def has_macro(self, line: str) -> bool:
-        for word in re.findall(r"[A-Za-z_]\w*", line):
-            if word in self.macros:
-                return True
-        return False
+        return not self.macros.keys().isdisjoint(_WORD.findall(line))
 
     def expand_line(self, line: str, lineno: int) -> tuple[str, bool]:
         """Expand one logical line; complete=False when a macro call's ')' is missing."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import operator
 import os
 from dataclasses import dataclass, field
 
@@ -295,7 +296,8 @@ def promote(t: Type) -> Type:
     if isinstance(t, EnumType):
         return INT
     if isinstance(t, IntType):
-        t = unqualified(t)
+        if t.const or t.volatile:   # unqualified(t), for an IntType
+            t = with_quals(t, False, False)
         if t.rank < INT.rank:
             return INT
         return t
@@ -1232,7 +1234,13 @@ class Analyzer:
         return expr
 
     def operand(self, expr: A.Expr) -> A.Expr:
-        return self.rvalue(self.check_expr(expr))
+        """rvalue(check_expr(expr)), written out (two calls less per operand: hot)."""
+        if expr.type is None:
+            expr = _EXPR_CHECKS[type(expr)](self, expr)
+        t = expr.type
+        if isinstance(t, (ArrayType, FunctionType)):
+            return A.ImplicitCast(expr.loc, expr, decay(t))
+        return expr
 
     def check_binary(self, expr: A.Binary) -> A.Expr:
         op = expr.op
@@ -1245,7 +1253,7 @@ class Analyzer:
                     self.fail(f"invalid operand to '{op}' (have '{side.type}')", side.loc)
             expr.lhs, expr.rhs, expr.type = lhs, rhs, BOOL
             return expr
-        if is_arithmetic(lt) and is_arithmetic(rt):
+        if lt.__class__ in _ARITHMETIC_TYPES and rt.__class__ in _ARITHMETIC_TYPES:   # is_arithmetic, both
             if op in _SHIFT_OPS or op in _INT_OPS:
                 if not (is_integer(lt) and is_integer(rt)):
                     bad = lhs if not is_integer(lt) else rhs
@@ -1430,7 +1438,7 @@ class Analyzer:
             if isinstance(value, A.StringLit) or (isinstance(value, A.ImplicitCast) and isinstance(value.operand, A.StringLit)):
                 return value
             self.fail(f"array initializer must be an initializer list", value.loc)
-        if is_arithmetic(t) and is_arithmetic(vt):
+        if t.__class__ in _ARITHMETIC_TYPES and vt.__class__ in _ARITHMETIC_TYPES:   # is_arithmetic, both
             if isinstance(t, EnumType) and unqualified(vt) != unqualified(t):
                 self.fail(f"cannot convert '{vt}' to '{t}' when {context}", value.loc)
             return self.implicit(value, unqualified(t))
@@ -1513,6 +1521,8 @@ class Analyzer:
         if not scored:
             names = ", ".join(str(t) for t in arg_types)
             self.fail(f"no matching function for call to '{overloads.name}({names})'", loc)
+        if len(scored) == 1:    # (the one viable candidate: no ranking to do)
+            return scored[0][2]
         common = None
         if all(is_arithmetic(t) for t in arg_types) and arg_types:
             common = arg_types[0]
@@ -1521,7 +1531,12 @@ class Analyzer:
 
         def key(entry):
             ranks, order, cand = entry
-            dominated = any(all(o <= r for o, r in zip(other, ranks)) and other != ranks for other, _, _ in scored)
+            # another candidate ranks no worse on every argument, better on one
+            dominated = False
+            for other, _, _ in scored:
+                if other != ranks and all(map(operator.le, other, ranks)):
+                    dominated = True
+                    break
             matches_common = common is not None and all(unqualified(p) == common for p in cand.type.params
                                                         if is_arithmetic(p))
             return (dominated, sum(ranks) if not matches_common else -1, order)

@@ -97,11 +97,15 @@ CARRY_BASES = frozenset({"addc", "subc", "madc"})
 
 # ---- C types -> PTX -----------------------------------------------------------------------
 
+_INT_CLASS = {1: "rs", 2: "rs", 4: "r", 8: "rd"}     # integer size -> register class
+_MOV_TYPE = {"p": "pred", "rs": "u16", "r": "u32", "rd": "u64", "f": "f32", "fd": "f64"}
+
+
 def reg_class(t: S.Type) -> str:
     if isinstance(t, S.IntType):
         if t.name == "bool":
             return "p"
-        return {1: "rs", 2: "rs", 4: "r", 8: "rd"}[t.size]
+        return _INT_CLASS[t.size]
     if isinstance(t, S.EnumType):
         return "r"
     if isinstance(t, S.FloatType):
@@ -300,7 +304,7 @@ _Address, _Vector = ir.Address, ir.Vector
 
 
 def mov_type(cls: str, t: S.Type) -> str:
-    return {"p": "pred", "rs": "u16", "r": "u32", "rd": "u64", "f": "f32", "fd": "f64"}[cls]
+    return _MOV_TYPE[cls]
 
 
 def sel_type(t: S.Type) -> str:

@@ -90,6 +90,18 @@ def format_instr(instr: Instr) -> str:
     return f"\t{guard}{instr.opcode} \t{operands};"
 
 
+class _BranchOpcodes(dict):
+    """opcode -> is it `bra` or `bra.*` (Instr.base == "bra", without splitting the
+    opcode at every instruction)."""
+
+    def __missing__(self, opcode: str) -> bool:
+        found = self[opcode] = opcode == "bra" or opcode.startswith("bra.")
+        return found
+
+
+_AFTER_BRANCH = _BranchOpcodes()
+
+
 def format_param(param: Param) -> str:
     """`.param .u64 name`, `.param .align 8 .b8 name[16]` (NVVM's order), `.param .u64 .ptr .align 1 name`."""
     align = f".align {param.align} " if param.align else ""
@@ -162,18 +174,36 @@ def format_function(func: Function) -> list[str]:
     lines += ["", ""]
     after_branch = False
     append = lines.append
+    formatters = _OPERAND_FORMATTERS
     for item in func.body:
         if isinstance(item, Label):
             if lines[-1] != "":
                 append("")
             append(f"{item.name}:")
             after_branch = False
+            continue
+        if after_branch:
+            append("")
+        # format_instr(item), written out (one call less per instruction: this loop is hot)
+        opcode = item.opcode
+        ops = item.operands
+        # (two and three operands, most instructions, without a comprehension's call)
+        if len(ops) == 3:
+            a, b, c = ops
+            operands = (f"{a.name if a.__class__ is Reg else formatters[a.__class__](a)}, "
+                        f"{b.name if b.__class__ is Reg else formatters[b.__class__](b)}, "
+                        f"{c.name if c.__class__ is Reg else formatters[c.__class__](c)}")
+        elif len(ops) == 2:
+            a, b = ops
+            operands = (f"{a.name if a.__class__ is Reg else formatters[a.__class__](a)}, "
+                        f"{b.name if b.__class__ is Reg else formatters[b.__class__](b)}")
         else:
-            if after_branch:
-                append("")
-            append(format_instr(item))
-            opcode = item.opcode   # (Instr.base, spelled out: it splits the opcode on every call)
-            after_branch = opcode == "bra" or opcode.startswith("bra.")
+            operands = ", ".join([op.name if op.__class__ is Reg else formatters[op.__class__](op) for op in ops])
+        guard = item.guard
+        if guard is not None:
+            opcode = f"@{'!' if item.guard_negated else ''}{guard.name} {opcode}"
+        append(f"\t{opcode} \t{operands};" if operands else f"\t{opcode};")
+        after_branch = _AFTER_BRANCH[item.opcode]
     lines += ["", "}"]
     return lines
 

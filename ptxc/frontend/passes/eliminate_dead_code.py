@@ -4,7 +4,8 @@ Expects: blocks of vir instructions; `is_pure` says which have no side effects (
 but not volatile ones, arithmetic, conversions); `cg.uses`, unless None, counts every
 register's reads (then, without inline asm, no operand is scanned).  Guarantees: every
 store, branch, barrier, atomic, shuffle, vote and inline asm stays; an instruction that
-only fed removed ones is removed too (the work list follows operands back).
+only fed removed ones is removed too (the work list follows operands back); `cg.uses`
+counts the reads (vir.instr_uses) of the instructions left.
 """
 from __future__ import annotations
 
@@ -18,13 +19,23 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
     """Drop pure instructions whose results nobody reads (and then what only they read);
     keeps every store, branch, barrier and atomic."""
     if cg.uses is not None and not cg.has_asm:
-        counts, pure = _counted_uses(cg)
+        counts = cg.uses    # (kept true below, as the dead instructions' reads go)
+        get = counts.get
+        # The unread results, found without listing every pure instruction first (most
+        # functions have none: then that list is never needed).
+        work = [instr for block in cg.blocks for instr in block.instrs
+                if PURE_OPCODE[instr.opcode] and instr.operands and instr.operands[0].__class__ is VReg
+                and get(instr.operands[0], 0) == 0]
+        if not work:
+            return
+        pure = _pure_definitions(cg)
     else:
         counts, pure = _count_uses(cg)
-    get = counts.get
-    work = [i for i in pure if get(i.operands[0], 0) == 0]
-    if not work:
-        return
+        cg.uses = counts    # (kept true below, as the dead instructions' reads go)
+        get = counts.get
+        work = [i for i in pure if get(i.operands[0], 0) == 0]
+        if not work:
+            return
     defs: dict = {}     # register -> the pure instructions that write it
     for instr in pure:
         found = defs.get(instr.operands[0])
@@ -48,17 +59,11 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
         block.instrs = [i for i in block.instrs if id(i) not in dead]
 
 
-def _counted_uses(cg) -> tuple[dict, list]:
-    """Use counts as codegen kept them (a copy: the work list changes them), and the
-    pure instructions that define a register, in program order."""
-    pure = []
-    for block in cg.blocks:
-        for instr in block.instrs:
-            if PURE_OPCODE[instr.opcode]:
-                ops = instr.operands
-                if ops and ops[0].__class__ is VReg:   # (a pure opcode never reads its first operand)
-                    pure.append(instr)
-    return dict(cg.uses), pure
+def _pure_definitions(cg) -> list:
+    """The pure instructions that define a register, in program order."""
+    # (a pure opcode never reads its first operand: a register there is its result)
+    return [instr for block in cg.blocks for instr in block.instrs
+            if PURE_OPCODE[instr.opcode] and instr.operands and instr.operands[0].__class__ is VReg]
 
 
 def _count_uses(cg) -> tuple[dict, list]:

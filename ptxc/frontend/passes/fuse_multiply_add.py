@@ -16,13 +16,16 @@ are NVPTX's own (checked against nvcc 13.5):
   product becomes `mul.rn` so that ptxas does not contract it either.
 
 Expects: instructions from mathlib (cg.frozen) keep their exact form; products are
-single-definition temporaries.  Guarantees: fused adds keep their destination and
-place; a product left without uses is deleted.
+single-definition temporaries; `cg.uses`, unless None, counts every register's reads
+(vir.instr_uses).  Guarantees: fused adds keep their destination and place; a product
+left without uses is deleted; `cg.uses` stays true.
 """
 from __future__ import annotations
 
+from operator import attrgetter
+
 from ...ptx import ir
-from ..vir import BASE, READS_FIRST, OpcodeTable, VReg, instr_uses
+from ..vir import BASE, READS_FIRST, VReg, instr_uses
 
 Address, Vector = ir.Address, ir.Vector
 
@@ -32,9 +35,20 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
         return
     frozen = cg.frozen
     regions = cg.regions
-    users = _users(cg)
-    for block in cg.blocks:
+    # The blocks with a product to fuse or rewrite (the others have nothing to do).
+    blocks = [block for block in cg.blocks if not _FUSIBLE_PRODUCTS.isdisjoint(map(_opcode_of, block.instrs))]
+    if not blocks:
+        return
+    # Who reads each product: with the read counts of cg.uses, a scan of the product's
+    # own block finds them all whenever it matters (a product read elsewhere fuses
+    # nowhere); the __noinline__ test (regions) asks about every reader, found by a scan
+    # of every block.
+    counts = cg.uses
+    users = _users(blocks, cg.blocks) if regions or counts is None else None
+    local_counts = counts if users is None else None
+    for block in blocks:
         instrs = block.instrs
+        local = users     # (the block's own readers: scanned when first asked about)
         defs_at: dict = {}
         removed: set = set()
         in_block: list = []   # [ids of the block's instructions], made on first need, kept current
@@ -48,8 +62,11 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                         continue
                     mul = instrs[mpos]
                     fused = _fused_opcode(mul.opcode, instr.opcode)
-                    if fused is None or id(mul) in frozen or not _may_fuse(mul, product, users, instrs, fused,
-                                                                            in_block):
+                    if fused is None or id(mul) in frozen:
+                        continue
+                    if local is None:
+                        local = _users([block], [block])
+                    if not _may_fuse(mul, product, local, local_counts, instrs, fused, in_block):
                         continue
                     if regions and fused.startswith("fma") and regions.get(id(mul)) is not regions.get(id(instr)):
                         continue
@@ -58,9 +75,14 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                     if in_block:
                         in_block[0].discard(id(instr))
                         in_block[0].add(id(instrs[pos]))
-                    users[product].remove(instr)
-                    if not users[product]:
+                    local[product].remove(instr)
+                    if counts is not None:  # the fused instruction reads the factors, not the product
+                        counts[product] -= 1
+                        _count_reads(counts, mul, 1)
+                    if not local[product]:
                         removed.add(mpos)
+                        if counts is not None:
+                            _count_reads(counts, mul, -1)
                     break
             ops = instr.operands   # defines(instr), inlined (a fused add keeps its destination)
             if ops and ops[0].__class__ is VReg and not READS_FIRST[instr.opcode]:
@@ -81,25 +103,34 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                 # fusion had its chance at the multiply (fma(x, 2.0, y) is not x + x + y).
                 instr.opcode = "add." + instr.opcode[4:]
                 instr.operands[2] = instr.operands[1]
+                if counts is not None and instr.operands[1].__class__ is VReg:
+                    counts[instr.operands[1]] += 1
 
 
-def _users(cg) -> dict:
-    """product register -> list of the instructions that read it.  Only the results of
-    `mul` instructions are tracked: no other register is ever asked about."""
+def _count_reads(counts: dict, mul: ir.Instr, step: int) -> None:
+    """A multiply's factors read once more (step 1) or once less (-1)."""
+    for op in mul.operands[1:]:
+        if op.__class__ is VReg:
+            counts[op] = counts.get(op, 0) + step
+
+
+def _users(blocks: list, readers: list) -> dict:
+    """product register -> list of the instructions in `readers` (blocks) that read it,
+    once per read, in order.  Only the results of the fusible `mul`s in `blocks` are
+    tracked: no other register is ever asked about."""
     products = set()
-    for block in cg.blocks:
+    for block in blocks:
         for instr in block.instrs:
             ops = instr.operands
-            if _MULTIPLY[instr.opcode] and ops and ops[0].__class__ is VReg:
+            if instr.opcode in _FUSIBLE_PRODUCTS and ops and ops[0].__class__ is VReg:
                 products.add(ops[0])
     users: dict = {}
     if not products:
         return users
-    has_asm = cg.has_asm
-    for block in cg.blocks:
+    for block in readers:
         for instr in block.instrs:
             ops = instr.operands
-            if has_asm and instr.opcode == "inline.asm":
+            if instr.opcode == "inline.asm":
                 for reg in instr_uses(instr):
                     if reg in products:
                         users.setdefault(reg, []).append(instr)
@@ -128,11 +159,14 @@ def _users(cg) -> dict:
     return users
 
 
-def _may_fuse(mul, product, users, instrs: list, fused: str, in_block: list) -> bool:
+def _may_fuse(mul, product, users, counts, instrs: list, fused: str, in_block: list) -> bool:
+    """`users`: the product's readers (in this block only, when `counts` gives every
+    register's read count; else all of them)."""
     uses = users.get(product, [])
+    count = len(uses) if counts is None else counts.get(product, 0)
     if fused.startswith("mad"):
-        return len(uses) == 1
-    if len(uses) >= 5:
+        return count == 1
+    if count >= 5 or count != len(uses):   # (read in another block too: no fusion)
         return False
     if not in_block:
         in_block.append({id(i) for i in instrs})
@@ -140,7 +174,9 @@ def _may_fuse(mul, product, users, instrs: list, fused: str, in_block: list) -> 
     return all(id(u) in ids and BASE[u.opcode] == "add" and u.opcode == _ADD_OF[fused] for u in uses)
 
 
-_MULTIPLY = OpcodeTable(lambda opcode: opcode.startswith("mul"))   # its result may be a product
+# The products that fuse (_fused_opcode) or become `mul.rn` / `x + x`: only these.
+_FUSIBLE_PRODUCTS = frozenset({"mul.f32", "mul.f64", "mul.lo.s32", "mul.lo.s64", "mul.lo.s16"})
+_opcode_of = attrgetter("opcode")
 _ADD_OF = {"fma.rn.f32": "add.f32", "fma.rn.f64": "add.f64"}
 
 

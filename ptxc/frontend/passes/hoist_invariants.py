@@ -12,21 +12,33 @@ instruction moves only to a block that dominates it; its operands dominate that 
 from __future__ import annotations
 
 from ...ptx import ir
-from ..vir import PURE_OPCODE, OpcodeTable, VReg, instr_defs, instr_uses, is_pure
+from ..vir import PURE_OPCODE, READS_FIRST, OpcodeTable, VReg, instr_defs, instr_uses, is_pure
 
 
 def hoist_invariants(cg, func: ir.Function) -> None:
     if not cg.loop_regions:
         return
     def_count: dict = {}
+    get = def_count.get
     for block in cg.blocks:
         for instr in block.instrs:
+            # instr_defs(instr), its common case written out (a register result)
+            ops = instr.operands
+            if ops and ops[0].__class__ is VReg and instr.opcode != "inline.asm":
+                if not READS_FIRST[instr.opcode]:
+                    def_count[ops[0]] = get(ops[0], 0) + 1
+                continue
             for reg in instr_defs(instr):
-                def_count[reg] = def_count.get(reg, 0) + 1
+                def_count[reg] = get(reg, 0) + 1
     for preheader, blocks in cg.loop_regions:
         inside: set = set()
         for block in blocks:
             for instr in block.instrs:
+                ops = instr.operands
+                if ops and ops[0].__class__ is VReg and instr.opcode != "inline.asm":
+                    if not READS_FIRST[instr.opcode]:
+                        inside.add(ops[0])
+                    continue
                 inside.update(instr_defs(instr))
         hoisted = []
         for block in blocks:

@@ -10,6 +10,7 @@ that exists; sets cg.block_names and cg.branch_targets for number_registers.
 from __future__ import annotations
 
 from ...ptx import ir
+from ..vir import TERMINATES, OpcodeTable
 
 
 def layout_blocks(cg, func: ir.Function) -> None:
@@ -40,29 +41,31 @@ def layout_blocks(cg, func: ir.Function) -> None:
             kept.append(block)
         blocks = kept
         # a jump to the next block falls through
+        # (block.terminator() and _is_branch written out here and below: these loops are hot)
         for k, block in enumerate(blocks[:-1]):
-            term = block.terminator()
-            if term is not None and _is_branch(term) and term.guard is None and \
-                    resolve(term.operands[0].name) == resolve(blocks[k + 1].label):
-                block.instrs.pop()
+            instrs = block.instrs
+            if instrs and _BRANCH[instrs[-1].opcode] and instrs[-1].guard is None and \
+                    resolve(instrs[-1].operands[0].name) == resolve(blocks[k + 1].label):
+                instrs.pop()
                 changed = True
         # unreachable blocks (after an unconditional jump, never targeted)
-        targets = _targets(blocks, resolve)
+        targets = _targets(blocks, resolve, aliases)
         kept = [blocks[0]]
         for k, block in enumerate(blocks[1:], 1):
-            prev = kept[-1].terminator()
-            falls_in = prev is None or (_is_branch(prev) and prev.guard is not None)
+            instrs = kept[-1].instrs
+            prev = instrs[-1] if instrs else None
+            falls_in = prev is None or not TERMINATES[prev.opcode] or (_BRANCH[prev.opcode] and prev.guard is not None)
             if not falls_in and resolve(block.label) not in targets and block.label not in targets:
                 changed = True
                 continue
             kept.append(block)
         blocks = kept
         # a block reached only by falling through is part of the block before it
-        targets = _targets(blocks, resolve)
+        targets = _targets(blocks, resolve, aliases)
         merged = [blocks[0]]
         for block in blocks[1:]:
             prev = merged[-1]
-            if prev.terminator() is None and resolve(block.label) not in targets:
+            if (not prev.instrs or not TERMINATES[prev.instrs[-1].opcode]) and resolve(block.label) not in targets:
                 prev.instrs.extend(block.instrs)
                 aliases[block.label] = prev.label
                 changed = True
@@ -75,8 +78,9 @@ def layout_blocks(cg, func: ir.Function) -> None:
         names[block.label] = f"$L__BB{cg.index}_{n}"
     targets = set()
     for block in blocks:
-        instr = block.terminator()
-        if instr is not None and _is_branch(instr):
+        instrs = block.instrs
+        if instrs and _BRANCH[instrs[-1].opcode]:
+            instr = instrs[-1]
             target = names[resolve(instr.operands[0].name)]
             instr.operands[0] = ir.Symbol(target)
             targets.add(target)
@@ -84,18 +88,17 @@ def layout_blocks(cg, func: ir.Function) -> None:
     cg.branch_targets = targets
 
 
-def _targets(blocks: list, resolve) -> set:
+def _targets(blocks: list, resolve, aliases: dict) -> set:
     """The labels branches name (resolved): only a block's last instruction branches."""
     targets = set()
     for block in blocks:
         if block.instrs:
             instr = block.instrs[-1]
-            if _is_branch(instr):
-                targets.add(resolve(instr.operands[0].name))
+            if _BRANCH[instr.opcode]:
+                name = instr.operands[0].name
+                targets.add(resolve(name) if name in aliases else name)   # (resolve's common case inline)
     return targets
 
 
-def _is_branch(instr: ir.Instr) -> bool:
-    """`bra` or `bra.uni` (base_of(opcode) == "bra", without its cache lookup: hot)."""
-    opcode = instr.opcode
-    return opcode == "bra" or opcode.startswith("bra.")
+# opcode -> is it `bra` or `bra.uni` (base_of(opcode) == "bra")
+_BRANCH = OpcodeTable(lambda opcode: opcode == "bra" or opcode.startswith("bra."))

@@ -9,6 +9,9 @@ Guarantees: no vir.VReg is left; `.reg` lines come in NVVM's order.
 """
 from __future__ import annotations
 
+from itertools import filterfalse, groupby, islice
+from operator import attrgetter
+
 from ...ptx import ir
 from ..vir import REG_DECL, REG_DECL_ORDER, VReg, instr_defs, instr_uses
 
@@ -16,6 +19,7 @@ Address, Vector = ir.Address, ir.Vector
 
 # class -> [None, %r1, %r2, ...]: each register operand made once (ir.Reg is immutable).
 _NUMBERED: dict = {cls: [None] for cls in REG_DECL}
+_CLASS_OF = attrgetter("cls")
 
 
 def number_registers(cg, func: ir.Function) -> None:
@@ -56,29 +60,43 @@ def number_registers(cg, func: ir.Function) -> None:
             guard = instr.guard
             if guard is not None and seen(guard, bindex) != bindex:
                 cross.add(guard)
+    # (filter, sorted, groupby and zip run these per-register steps in C)
     param_loads = cg.param_loads
-    first, params, rest = [], [], []
-    for reg in def_block:
-        if reg not in cross:
-            rest.append(reg)
-        elif reg in param_loads:
-            params.append(reg)
-        else:
-            first.append(reg)
-    params.sort(key=param_loads.__getitem__)
-    counters = {cls: 0 for cls in REG_DECL}
+    crossing = list(filter(cross.__contains__, def_block))
+    params = sorted(filter(param_loads.__contains__, crossing), key=param_loads.__getitem__)
+    order = list(filterfalse(param_loads.__contains__, crossing))
+    order += params
+    order += filterfalse(cross.__contains__, def_block)
+    counters = dict.fromkeys(REG_DECL, 0)
     names: dict = {}
-    for reg in first + params + rest:
-        n = counters[reg.cls] + 1
-        counters[reg.cls] = n
-        numbered = _NUMBERED[reg.cls]
-        if n == len(numbered):
-            numbered.append(ir.Reg(f"{REG_DECL[reg.cls][1]}{n}"))
-        names[reg] = numbered[n]
+    for cls, regs in groupby(sorted(order, key=_CLASS_OF), _CLASS_OF):   # (a stable sort: order kept per class)
+        regs = list(regs)
+        count = len(regs)
+        numbered = _NUMBERED[cls]
+        while len(numbered) <= count:
+            numbered.append(ir.Reg(f"{REG_DECL[cls][1]}{len(numbered)}"))
+        names.update(zip(regs, islice(numbered, 1, None)))
+        counters[cls] = count
     for block in cg.blocks:
         for instr in block.instrs:
             ops = instr.operands
-            ops[:] = [names[op] if op.__class__ is VReg else op for op in ops]
+            # (two and three operands, most instructions, without a comprehension's call)
+            if len(ops) == 3:
+                a, b, c = ops
+                if a.__class__ is VReg:
+                    ops[0] = names[a]
+                if b.__class__ is VReg:
+                    ops[1] = names[b]
+                if c.__class__ is VReg:
+                    ops[2] = names[c]
+            elif len(ops) == 2:
+                a, b = ops
+                if a.__class__ is VReg:
+                    ops[0] = names[a]
+                if b.__class__ is VReg:
+                    ops[1] = names[b]
+            else:
+                ops[:] = [names[op] if op.__class__ is VReg else op for op in ops]
             if instr.guard is not None:
                 instr.guard = names[instr.guard]
     for instr in composite:

@@ -6,29 +6,36 @@ the parameter loads (and the frame's %SPL/%SP), in reverse order of first use; i
 another block the same when some parameter serves more than one memory access there,
 else each sits right before its first use.  Expects: the conversions' sources are the
 `ld.param` registers (cg.kernel_pointers).  Guarantees: a block's duplicate
-conversions are merged into its first (uses renamed everywhere).
+conversions are merged into its first (uses renamed everywhere, `cg.uses` kept true).
 """
 from __future__ import annotations
 
+from itertools import compress
+from operator import attrgetter
+
 from ...ptx import ir
-from ..vir import BASE, Block, OpcodeTable, VReg
+from ..vir import BASE, Block, OpcodeTable, VReg, instr_uses
 
 _MEMORY_ACCESS = OpcodeTable(lambda opcode: BASE[opcode] in ("ld", "st", "atom", "red"))
+_ADD_S64 = "add.s64"
+_opcode_of = attrgetter("opcode")
 
 
 def _memory_users(block: Block, reg: VReg) -> int:
     """How many loads/stores in the block address memory through reg (directly or through
     one add.s64 of it)."""
     derived = {reg}
-    for instr in block.instrs:
-        if instr.opcode == "add.s64" and any(op.__class__ is VReg and op in derived for op in instr.operands[1:]):
+    opcodes = list(map(_opcode_of, block.instrs))
+    # (the add.s64s and the memory accesses picked in C: the block is scanned once per
+    # parameter, most of its instructions are neither)
+    for instr in compress(block.instrs, map(_ADD_S64.__eq__, opcodes)):
+        if any(op.__class__ is VReg and op in derived for op in instr.operands[1:]):
             derived.add(instr.operands[0])
     count = 0
-    for instr in block.instrs:
-        if _MEMORY_ACCESS[instr.opcode]:
-            for op in instr.operands:
-                if op.__class__ is ir.Address and op.base.__class__ is VReg and op.base in derived:
-                    count += 1
+    for instr in compress(block.instrs, map(_MEMORY_ACCESS.__getitem__, opcodes)):
+        for op in instr.operands:
+            if op.__class__ is ir.Address and op.base.__class__ is VReg and op.base in derived:
+                count += 1
     return count
 
 
@@ -53,11 +60,19 @@ def place_cvta(cg, func: ir.Function) -> None:
         if not order:
             continue
         if rename:
-            block.instrs = [i for i in block.instrs if not (i.opcode == "cvta.to.global.u64"
-                                                          and i.operands[0] in rename)]
+            uses = cg.uses
+            kept = []
+            for i in block.instrs:
+                if i.opcode == "cvta.to.global.u64" and i.operands[0] in rename:
+                    if uses is not None:    # (its reads are gone)
+                        for reg in instr_uses(i):
+                            uses[reg] -= 1
+                else:
+                    kept.append(i)
+            block.instrs = kept
             for other in cg.blocks:
                 for instr in other.instrs:
-                    _rename_operands(instr, rename)
+                    _rename_operands(instr, rename, uses)
         hoist = bindex == 0 or any(_memory_users(block, i.operands[0]) > 1 for i in order)
         if not hoist:
             continue
@@ -72,12 +87,21 @@ def place_cvta(cg, func: ir.Function) -> None:
         block.instrs[at:at] = list(reversed(order))
 
 
-def _rename_operands(instr: ir.Instr, rename: dict) -> None:
+def _rename_operands(instr: ir.Instr, rename: dict, uses: dict | None) -> None:
     ops = instr.operands
     for k, op in enumerate(ops):
         if isinstance(op, VReg) and op in rename:
-            ops[k] = rename[op]
+            ops[k] = _moved(op, rename, uses)
         elif isinstance(op, ir.Address) and op.base in rename:
-            ops[k] = ir.Address(rename[op.base], op.offset)
+            ops[k] = ir.Address(_moved(op.base, rename, uses), op.offset)
     if instr.guard is not None and instr.guard in rename:
-        instr.guard = rename[instr.guard]
+        instr.guard = _moved(instr.guard, rename, uses)
+
+
+def _moved(reg: VReg, rename: dict, uses: dict | None) -> VReg:
+    """The new name of one read of `reg` (the read counted there now)."""
+    new = rename[reg]
+    if uses is not None:
+        uses[reg] -= 1
+        uses[new] = uses.get(new, 0) + 1
+    return new

@@ -5,23 +5,32 @@ register variable is set once (a struct field, an inlined function's result); wh
 is written only by the copy and %b does not change after it -- %b is written once, or
 only in the copy's block before the copy -- the copy is only a second name, which
 mem2reg/SROA would not have made.  Expects: vir blocks.  Guarantees: every read of %a
-reads %b (same class), which holds the same value there; after a renaming, `cg.uses`
-(codegen's use counts) is None.
+reads %b (same class), which holds the same value there; `cg.uses` (codegen's use
+counts), unless None, still counts every register's reads: a removed copy's read is
+gone, and %a's reads are %b's.
 """
 from __future__ import annotations
+
+from itertools import compress
+from itertools import count as _counter
+from operator import attrgetter
 
 from ...ptx import ir
 from ..vir import READS_FIRST, OpcodeTable, VReg, instr_defs
 
 _COPY = OpcodeTable(lambda opcode: opcode.startswith("mov."))
+_opcode_of = attrgetter("opcode")
 
 
 def propagate_copies(cg, func: ir.Function) -> None:
     # The candidate copies: unguarded `mov`s between registers of one class.
     copies: list = []        # (block index, position, mov instruction)
     for b, block in enumerate(cg.blocks):
-        for pos, instr in enumerate(block.instrs):
-            if _COPY[instr.opcode] and instr.guard is None:
+        instrs = block.instrs
+        # (the positions of the block's `mov`s, picked in C)
+        for pos in compress(_counter(), map(_COPY.__getitem__, map(_opcode_of, instrs))):
+            instr = instrs[pos]
+            if instr.guard is None:
                 ops = instr.operands
                 if len(ops) == 2 and ops[0].__class__ is VReg and ops[1].__class__ is VReg \
                         and ops[0].cls == ops[1].cls:
@@ -67,7 +76,6 @@ def propagate_copies(cg, func: ir.Function) -> None:
             rename[dst] = src
     if not rename:
         return
-    cg.uses = None      # (the counts codegen kept no longer hold)
 
     def resolve(reg):
         while reg in rename:
@@ -94,3 +102,14 @@ def propagate_copies(cg, func: ir.Function) -> None:
                 instr.guard = resolve(instr.guard)
             kept.append(instr)
         block.instrs = kept
+    uses = cg.uses
+    if uses is not None:
+        for b, pos, instr in copies:
+            dst, src = instr.operands
+            if dst in rename:   # the copy is gone, and its read of src
+                uses[src] -= 1
+        for reg in rename:
+            count = uses.pop(reg, 0)
+            if count:
+                final = resolve(reg)
+                uses[final] = uses.get(final, 0) + count

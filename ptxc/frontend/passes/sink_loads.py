@@ -8,6 +8,8 @@ an earlier reader of its value, nor past a write of a register its address reads
 """
 from __future__ import annotations
 
+from operator import attrgetter
+
 from ...ptx import ir
 from ..vir import BASE, OpcodeTable, VReg, instr_defs, instr_uses
 
@@ -64,12 +66,17 @@ def sink_loads(cg, func: ir.Function) -> None:
             block.instrs = out
 
 
+_opcode_of = attrgetter("opcode")
+
+
 def _movable(instr: ir.Instr) -> bool:
     return _MOVABLE_LOAD[instr.opcode] and bool(instr.operands) and instr.operands[0].__class__ is VReg
 
 
 def _two_movable(instrs: list) -> bool:
     """Are at least two of the instructions movable loads?"""
+    if sum(map(_MOVABLE_LOAD.__getitem__, map(_opcode_of, instrs))) < 2:
+        return False    # (by opcode alone, counted in C: most blocks)
     seen = False
     for instr in instrs:
         if _MOVABLE_LOAD[instr.opcode] and instr.operands and instr.operands[0].__class__ is VReg:
