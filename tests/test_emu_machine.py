@@ -217,3 +217,30 @@ def test_float_to_u64_at_and_above_2_to_the_63():
     m = [int(v) + (i // 8) * 3 for i, v in enumerate(result.buffers["d"])]
     assert [int(v) for v in result.buffers["q"]] == [a // b for a, b in zip(w, m)]
     assert [int(v) for v in result.buffers["r"]] == [a % b for a, b in zip(w, m)]
+
+
+NEGATED_WIDE_ADDEND = """
+// LAUNCH: mad_wide_neg grid=2 block=64 a=i32[128]:rand b=i32[128]:rand out=u64[128]:zero
+__global__ void mad_wide_neg(const int* a, const int* b, unsigned long long* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int x = a[i], y = b[i];
+    unsigned u = x * 2654435761u;
+    unsigned short us = (unsigned short)(x >> 7);
+    short s = (short)y;
+    out[i] = (unsigned long long)us * (unsigned long long)(u / 31u) - (unsigned long long)s;
+}
+"""
+
+
+@needs_nvcc
+def test_imad_wide_with_a_negated_addend():
+    """Regression (random kernels against Python): nvcc's `IMAD.WIDE.U32 R8, R7, R10, -R8`
+    added the pair instead of subtracting it; nvcc's cubin against Python."""
+    result = run_spec(NEGATED_WIDE_ADDEND)
+    want = []
+    for a, b in zip(result.buffers["a"], result.buffers["b"]):
+        x, y = int(a), int(b)
+        u = (x * 2654435761) % 2**32
+        s = (y & 0xFFFF) - ((y & 0x8000) << 1)
+        want.append((((x >> 7) & 0xFFFF) * (u // 31) - s) % 2**64)
+    assert [int(v) & (2**64 - 1) for v in result.buffers["out"]] == want

@@ -671,11 +671,13 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                     c = (SRCH[2, lane] << 32) | SRC[2, lane]
                                     if f2 & FL_INV:
                                         c = ~c
+                                    if f2 & FL_NEG:     # IMAD.WIDE.U32 R8, R7, R10, -R8: -c adds ~c + 1
+                                        c = ~c
                                     if mod & M_U32:
                                         p = a * b
                                     else:
                                         p = _sext32(a) * _sext32(b)
-                                    lo = (p & M32) + (c & M32) + cin
+                                    lo = (p & M32) + (c & M32) + cin + (1 if f2 & FL_NEG else 0)
                                     hi = ((p >> 32) & M32) + ((c >> 32) & M32) + (lo >> 32)
                                     OUT[0, lane] = lo & M32
                                     OUT[1, lane] = hi & M32
@@ -683,11 +685,15 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                 elif mod & M_HI:
                                     # IMAD.HI d, a, b, c: the high word of a*b + the pair c:c+1
                                     c = (SRCH[2, lane] << 32) | SRC[2, lane]
+                                    if f2 & FL_INV:
+                                        c = ~c
+                                    if f2 & FL_NEG:
+                                        c = ~c         # -c adds ~c + 1, as IADD3 does, so the carry is right
                                     if mod & M_U32:
                                         p = a * b
                                     else:
                                         p = _sext32(a) * _sext32(b)
-                                    lo = (p & M32) + (c & M32) + cin
+                                    lo = (p & M32) + (c & M32) + cin + (1 if f2 & FL_NEG else 0)
                                     hi = ((p >> 32) & M32) + ((c >> 32) & M32) + (lo >> 32)
                                     OUT[0, lane] = hi & M32
                                     OUT[4, lane] = (hi >> 32) & 1
