@@ -146,3 +146,35 @@ def test_chars_in_16_bit_registers(tmp_path):
         got = [int(v) for v in run(cubin, path, who).buffers["out"]]
         wrong = sorted({k % 8 for k in range(len(want)) if got[k] != want[k]})
         assert not wrong, f"{who}: outputs {wrong} differ"
+
+
+NARROW_FROM_FLOAT = """
+// LAUNCH: narrow_cvt grid=1 block=64 x=f32[64]:rand out=i32[512]:zero
+__global__ void narrow_cvt(const float* x, int* out) {
+    int i = threadIdx.x;
+    float f = (x[i] - 0.5f) * 100000.0f;
+    double d = f;
+    short a = (short)f; signed char b = (signed char)__float2int_rn(f * 0.001f); short c = (short)d;
+    unsigned short e = (unsigned short)f;
+    out[8 * i] = a; out[8 * i + 1] = b; out[8 * i + 2] = c; out[8 * i + 3] = e;
+    out[8 * i + 4] = (signed char)f; out[8 * i + 5] = (unsigned char)d; out[8 * i + 6] = (short)(f * 0.1f);
+    out[8 * i + 7] = (unsigned short)(d * 0.1);
+}
+"""
+
+
+def test_float_to_short_and_char_as_nvcc(tmp_path):
+    """(short)f and friends convert through a 32-bit integer and keep its low bits, as
+    nvcc's code does (out of range, C leaves the value undefined: nvcc's wraps, and
+    cvt.rzi.s16 would saturate; the H200 gave nvcc's values for nvcc's cubin and
+    ptxc's saturated ones for ptxc's, as the emulator does, before this change)."""
+    from ptxc.cli import main
+    path = tmp_path / "narrow_cvt.cu"
+    path.write_text(NARROW_FROM_FLOAT)
+    ours, theirs = cubins(path)
+    assert main([str(path), "-o", str(tmp_path / "own.cubin")]) == 0
+    want = [int(v) for v in run(theirs, path, "nvcc").buffers["out"]]
+    assert any(v < -32000 or v > 32000 for v in want[0::8])
+    for who, cubin in (("ptxc's PTX", ours), ("ptxc", (tmp_path / "own.cubin").read_bytes())):
+        got = [int(v) for v in run(cubin, path, who).buffers["out"]]
+        assert got == want, who

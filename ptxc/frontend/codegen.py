@@ -1788,6 +1788,11 @@ class FunctionCodegen:
                 return self.op(opcode, dcls, value)
             return self.op(f"cvt.rn.{float_type(dst)}.{cvt_int(src)}", dcls, value)
         if isinstance(src, S.FloatType):
+            if dcls == "rs":
+                # as NVVM: to a 32-bit integer, then its low bits (C leaves an out-of-range
+                # value undefined; nvcc's code wraps it rather than saturating)
+                wide = self.op(f"cvt.rzi.{'s' if dst.signed else 'u'}32.{float_type(src)}", "r", value)
+                return self.op("cvt.u16.u32", dcls, wide)
             return self.op(f"cvt.rzi.{cvt_int(dst, register=True)}.{float_type(src)}", dcls, value)
         # integer to integer
         sbits, dbits = S.sizeof(src) * 8, S.sizeof(dst) * 8
