@@ -120,12 +120,12 @@ CBANK_LOADS = {"LDC", "ULDC"}
 def encodable(instr, arch: str = "sm_89") -> bool:
     """Whether `arch`'s table has a form for `instr` (virtual registers stand for any
     register of their file and width; immediates are range-checked)."""
-    from ..sass.encode import encode
-    from ..sass.ir import Instr
-    from ..sass.table import TableError, load
-    key = (arch, instr.op, instr.mods, instr.pred is not None, tuple(_signature(op) for op in instr.operands))
+    key = (arch, instr.op, instr.mods, instr.pred is not None, tuple(map(_signature, [*instr.dsts, *instr.srcs])))
     found = _encodable_cache.get(key)
     if found is None:
+        from ..sass.encode import encode        # here: the cache answers most questions
+        from ..sass.ir import Instr
+        from ..sass.table import TableError, load
         via_ldc = arch in CBANK_VIA_LDC and instr.op not in CBANK_LOADS
 
         def probe(op):

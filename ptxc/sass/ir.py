@@ -9,6 +9,7 @@ ptxas's scheduler sets and the hardware obeys.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Union
 
 # Register numbers that name a zero / true register in each file.
@@ -30,9 +31,23 @@ class Reg:
     inv: bool = False
     sel: str = ""        # a half or scale selector printed after the name: `.H0_H0`, `.X4`
 
-    @property
-    def is_zero(self) -> bool:
-        return not self.virtual and self.num == ZERO_REG.get(self.file)
+    # Its own __init__ (dataclass keeps a class's own), as ptxc.ptx.ir's frozen classes
+    # have: storing into the instance dict is twice as fast as the generated
+    # object.__setattr__ per field, and `is_zero` (RZ, PT, URZ, UPT: reads as a
+    # constant), asked far more often than a register is made, is computed once here.
+    # It is no field: equality, hashing and repr are the fields' alone.
+    def __init__(self, file: str, num: int, virtual: bool = False, width: int = 1, neg: bool = False,
+                 abs: bool = False, inv: bool = False, sel: str = ""):  # noqa: A002
+        d = self.__dict__
+        d["file"] = file
+        d["num"] = num
+        d["virtual"] = virtual
+        d["width"] = width
+        d["neg"] = neg
+        d["abs"] = abs
+        d["inv"] = inv
+        d["sel"] = sel
+        d["is_zero"] = not virtual and num == ZERO_REG.get(file)
 
     def key(self) -> tuple:
         """Identity of the value, ignoring operand modifiers."""
@@ -60,6 +75,11 @@ class Imm:
     ('int', 'f32' or 'f64')."""
     bits: int
     kind: str = "int"
+
+    def __init__(self, bits: int, kind: str = "int"):   # as Reg's: into the instance dict
+        d = self.__dict__
+        d["bits"] = bits
+        d["kind"] = kind
 
 
 @dataclass(frozen=True)
@@ -159,8 +179,9 @@ class Function:
     module_vars: object = None
 
     def instrs(self):
-        for block in self.blocks:
-            yield from block.instrs
+        """Every instruction, in layout order (lazily, block by block, as a generator
+        with `yield from block.instrs` would: each block's list is read on reaching it)."""
+        return chain.from_iterable(block.instrs for block in self.blocks)
 
     def new_vreg(self, file: str = "R", width: int = 1) -> Reg:
         n = self.next_vreg.get(file, 0)
