@@ -31,23 +31,13 @@ class Reg:
     inv: bool = False
     sel: str = ""        # a half or scale selector printed after the name: `.H0_H0`, `.X4`
 
-    # Its own __init__ (dataclass keeps a class's own), as ptxc.ptx.ir's frozen classes
-    # have: storing into the instance dict is twice as fast as the generated
-    # object.__setattr__ per field, and `is_zero` (RZ, PT, URZ, UPT: reads as a
-    # constant), asked far more often than a register is made, is computed once here.
-    # It is no field: equality, hashing and repr are the fields' alone.
-    def __init__(self, file: str, num: int, virtual: bool = False, width: int = 1, neg: bool = False,
-                 abs: bool = False, inv: bool = False, sel: str = ""):  # noqa: A002
-        d = self.__dict__
-        d["file"] = file
-        d["num"] = num
-        d["virtual"] = virtual
-        d["width"] = width
-        d["neg"] = neg
-        d["abs"] = abs
-        d["inv"] = inv
-        d["sel"] = sel
-        d["is_zero"] = not virtual and num == ZERO_REG.get(file)
+    def __post_init__(self):
+        # RZ, PT, URZ, UPT (read as constants): asked far more often than a register is
+        # made, so computed once here.  An attribute, not a field: equality, hashing and
+        # repr are the fields' alone.  (object.__setattr__, as the generated __init__
+        # stores the fields: writing into self.__dict__ instead would make every later
+        # attribute read of the register slower.)
+        object.__setattr__(self, "is_zero", not self.virtual and self.num == ZERO_REG.get(self.file))
 
     def key(self) -> tuple:
         """Identity of the value, ignoring operand modifiers."""
@@ -75,11 +65,6 @@ class Imm:
     ('int', 'f32' or 'f64')."""
     bits: int
     kind: str = "int"
-
-    def __init__(self, bits: int, kind: str = "int"):   # as Reg's: into the instance dict
-        d = self.__dict__
-        d["bits"] = bits
-        d["kind"] = kind
 
 
 @dataclass(frozen=True)
