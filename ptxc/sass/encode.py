@@ -24,9 +24,12 @@ def encode(instr: Instr, addr: int = 0, table: Table | None = None) -> bytes:
         word = instr.srcs[0].bits & ~CTRL_MASK | instr.ctrl.pack() << CTRL_SHIFT
         return word.to_bytes(16, "little")
     for op in instr.operands + ([instr.pred] if instr.pred else []):
-        regs = [op] if isinstance(op, Reg) else [getattr(op, "base", None), getattr(op, "ubase", None),
-                                                 cbank_index(op)]
-        if any(r is not None and r.virtual for r in regs):
+        if isinstance(op, Reg):
+            virtual = op.virtual
+        else:
+            virtual = any(r is not None and r.virtual
+                          for r in (getattr(op, "base", None), getattr(op, "ubase", None), cbank_index(op)))
+        if virtual:
             raise EncodeError(f"virtual register in {format_ir(instr)}: registers are allocated before encoding")
     errors = []
     for form, values, operands in matching_forms(table, instr):
@@ -67,9 +70,8 @@ def encode_form(form: Form, values: dict, instr: Instr, addr: int, operands: lis
 
 
 def _flags(word: int, spec: OperandSpec, op) -> int:
-    for flag in ("neg", "abs", "inv"):
-        if flag in spec.fields:
-            word = spec.fields[flag].put(word, int(bool(getattr(op, flag, False))))
+    for flag, field in spec.flag_fields:
+        word = field.put(word, int(bool(getattr(op, flag, False))))
     return word
 
 
