@@ -136,30 +136,45 @@ def _reaching(func, instrs, block_of, defs_at) -> list:
                 gen[b][unit] = {(i, unit)}
                 killed[b].add(unit)
     # A worklist to the (unique, least) fixpoint: a block is visited again only when
-    # what reaches its start grew.
+    # what reaches its start grew, and then passes on only what is new (`fresh`: the
+    # sites that reached its start since its last visit); its own definitions go out
+    # on its first visit, and what they kill never gets through.
     reach_in = [dict() for _ in range(n)]
+    fresh = [dict() for _ in range(n)]
+    first = [True] * n
     work, queued = deque(range(n)), [True] * n
     while work:
         b = work.popleft()
         queued[b] = False
+        arrived, fresh[b] = fresh[b], {}
         out = {}
-        for unit, sites in reach_in[b].items():
+        for unit, sites in arrived.items():
             if unit not in killed[b]:
                 out[unit] = sites
-        for unit, sites in gen[b].items():
-            out[unit] = out.get(unit, set()) | sites if unit not in killed[b] or _guarded_only(sites, instrs) \
-                else sites
+        if first[b]:
+            first[b] = False
+            for unit, sites in gen[b].items():
+                out[unit] = out.get(unit, set()) | sites if unit not in killed[b] or _guarded_only(sites, instrs) \
+                    else sites
         for s in succs[b]:
-            target = reach_in[s]
+            target, pending = reach_in[s], fresh[s]
             grew = False
             for unit, sites in out.items():
                 have = target.get(unit)
                 if have is None:
                     target[unit] = set(sites)
-                    grew = True
-                elif not sites <= have:
-                    have |= sites
-                    grew = True
+                    new = sites
+                elif sites <= have:
+                    continue
+                else:
+                    new = sites - have
+                    have |= new
+                grew = True
+                waiting = pending.get(unit)
+                if waiting is None:
+                    pending[unit] = set(new)
+                else:
+                    waiting |= new
             if grew and not queued[s]:
                 queued[s] = True
                 work.append(s)
