@@ -197,14 +197,6 @@ def _single_uses(func, keys: set, writer_keys: set) -> tuple[dict, dict]:
     instruction that reads one twice is listed twice), for the virtual units asked
     about: `writer_keys` and `keys`."""
     writers, readers = {}, {}
-
-    def read(reg) -> None:
-        if reg.virtual:     # the keys asked about are virtual units
-            for k in range(reg.width):
-                unit = (reg.file, reg.num + k, True)
-                if unit in keys:
-                    readers.setdefault(unit, []).append(instr)
-
     for instr in func.instrs():
         for op in instr.dsts:
             if isinstance(op, Reg) and op.virtual:
@@ -212,18 +204,25 @@ def _single_uses(func, keys: set, writer_keys: set) -> tuple[dict, dict]:
                     unit = (op.file, op.num + k, True)
                     if unit in writer_keys:
                         writers.setdefault(unit, []).append(instr)
+        regs = []           # the registers read, in operand order
         for op in instr.srcs:
             if isinstance(op, Reg):
-                read(op)
+                regs.append(op)
             elif isinstance(op, Mem):
                 if op.base is not None:
-                    read(op.base)
+                    regs.append(op.base)
                 if op.ubase is not None:
-                    read(op.ubase)
+                    regs.append(op.ubase)
             elif isinstance(getattr(op, "index", None), Reg):
-                read(op.index)
+                regs.append(op.index)
         if instr.pred is not None:
-            read(instr.pred)
+            regs.append(instr.pred)
+        for reg in regs:
+            if reg.virtual:     # the keys asked about are virtual units
+                for k in range(reg.width):
+                    unit = (reg.file, reg.num + k, True)
+                    if unit in keys:
+                        readers.setdefault(unit, []).append(instr)
     return writers, readers
 
 

@@ -181,6 +181,11 @@ def write_counts(func, keys: set) -> dict:
         for instr in block.instrs:
             for op in instr.dsts:
                 if isinstance(op, Reg) and op.virtual:
+                    if op.width == 1:           # most registers: no loop
+                        unit = (op.file, op.num, True)
+                        if unit in keys:
+                            counts[unit] = get(unit, 0) + 1
+                        continue
                     for k in range(op.width):
                         unit = (op.file, op.num + k, True)
                         if unit in keys:
@@ -238,33 +243,31 @@ def read_units(func) -> set:
     """Every 32-bit register unit some instruction reads (guards included)."""
     out = set()
     add = out.add
-
-    def reg(r) -> None:
-        file, num, virtual = r.file, r.num, r.virtual
-        if not virtual and num == ZERO_REG.get(file):
-            return
-        if r.width == 1:
-            add((file, num, virtual))
-        else:
-            for k in range(r.width):
-                add((file, num + k, virtual))
-
     for block in func.blocks:
         for instr in block.instrs:
+            regs = []           # the registers read, RZ and PT included
             for op in instr.srcs:
                 if isinstance(op, Reg):
-                    reg(op)
+                    regs.append(op)
                 elif isinstance(op, Mem):
                     if op.base is not None:
-                        reg(op.base)
+                        regs.append(op.base)
                     if op.ubase is not None:
-                        reg(op.ubase)
+                        regs.append(op.ubase)
                 else:
                     index = getattr(op, "index", None)
                     if isinstance(index, Reg):
-                        reg(index)
+                        regs.append(index)
             if instr.pred is not None:
-                reg(instr.pred)
+                regs.append(instr.pred)
+            for r in regs:
+                if r.is_zero:
+                    continue
+                if r.width == 1:
+                    add((r.file, r.num, r.virtual))
+                else:
+                    for k in range(r.width):
+                        add((r.file, r.num + k, r.virtual))
     return out
 
 
