@@ -39,7 +39,9 @@ over the corpus in tests/data/regalloc (docs/regalloc.md has the numbers):
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
+from itertools import chain
 
 from ..diagnostics import CompileError, Diagnostic
 from ..sass.ir import Imm, Mem, Reg
@@ -63,6 +65,7 @@ REGCOUNT_EXTRA = 2
 BRANCHES = frozenset({"BRA", "BRX", "JMP", "JMX"})
 ENDS = frozenset({"EXIT", "RET", "KILL"})
 STOPS = BRANCHES | ENDS
+PREDICATE_FILES = frozenset({"P", "UP"})
 
 
 # --- operands --------------------------------------------------------------------
@@ -71,16 +74,25 @@ def read_regs(instr) -> list[Reg]:
     """Registers an instruction reads: sources, address bases, indexed constant
     banks and its guard predicate."""
     out = []
+    append = out.append
     for op in instr.srcs:
         if isinstance(op, Reg):
-            out.append(op)
+            if not op.is_zero:
+                append(op)
         elif isinstance(op, Mem):
-            out += [r for r in (op.base, op.ubase) if r is not None]
-        elif isinstance(getattr(op, "index", None), Reg):
-            out.append(op.index)
-    if instr.pred is not None:
-        out.append(instr.pred)
-    return [r for r in out if not r.is_zero]
+            base, ubase = op.base, op.ubase
+            if base is not None and not base.is_zero:
+                append(base)
+            if ubase is not None and not ubase.is_zero:
+                append(ubase)
+        else:
+            index = getattr(op, "index", None)
+            if isinstance(index, Reg) and not index.is_zero:
+                append(index)
+    pred = instr.pred
+    if pred is not None and not pred.is_zero:
+        append(pred)
+    return out
 
 
 def source_regs(instr) -> list[Reg]:
@@ -176,7 +188,10 @@ def _has_condition(instr) -> bool:
 
 def build_code(func, files: frozenset | None = None) -> Code:
     """The function's code and its liveness (of the register files in `files` only, when
-    given: units of one file never affect another's liveness)."""
+    given: units of one file never affect another's liveness).  With `files`, the
+    registers read (reads, sources) are those of `files` only and the results those
+    of `files` and the predicates (whose writes liveness tracks for guards): all
+    that liveness of `files` depends on."""
     instrs, block_of, starts = [], [], []
     for b, block in enumerate(func.blocks):
         starts.append(len(instrs))
@@ -184,8 +199,12 @@ def build_code(func, files: frozenset | None = None) -> Code:
         block_of += [b] * len(block.instrs)
     code = Code(instrs, block_of, starts, successors(func))
     code.reads = [read_regs(instr) for instr in instrs]
-    code.sources = [[r for r in regs if r is not instr.pred] for regs, instr in zip(code.reads, instrs)]
     code.results = [written_regs(instr) for instr in instrs]
+    if files is not None:
+        kept = files | PREDICATE_FILES
+        code.reads = [[r for r in regs if r.file in files] if regs else regs for regs in code.reads]
+        code.results = [[r for r in regs if r.file in kept] if regs else regs for regs in code.results]
+    code.sources = [[r for r in regs if r is not instr.pred] for regs, instr in zip(code.reads, instrs)]
     code.live_out = liveness(code, files)
     return code
 
@@ -499,6 +518,8 @@ class Allocation:
     def dies_at(self, i: int, reg: Reg) -> bool:
         live = self.code.live_out[i]
         file, num, virtual = reg.file, reg.num, reg.virtual
+        if reg.width == 1:          # most registers: no loop
+            return (file, num, virtual) not in live
         return not any((file, num + k, virtual) in live for k in range(reg.width))
 
 
@@ -512,11 +533,7 @@ def allocation_order(alloc: Allocation) -> list:
     fold_constants' constants last.  Pairs before quads: vec4's quad lands in R8
     because its output address pair took R4:R5 first.  For predicates,
     longest-first halves the misses against virtual-number order (80 -> 38)."""
-    counts: dict = {}
-    for live in alloc.code.live_out:
-        for u in live:
-            if u[0] in ("P", "UP"):
-                counts[u] = counts.get(u, 0) + 1
+    counts = Counter(chain.from_iterable(alloc.code.live_out))    # unit -> instructions it is live after
 
     def key(value: Value) -> tuple:
         if value.file in ("P", "UP"):
@@ -723,7 +740,7 @@ def _assignment(alloc: Allocation) -> dict:
 def pressure(alloc: Allocation) -> int:
     """The most virtual R units live after any instruction, plus R0 and R1 (the
     stack pointer sits below every value)."""
-    return 2 + max((sum(1 for u in live if u[0] == "R" and u[2]) for live in alloc.code.live_out), default=0)
+    return 2 + max((len([u for u in live if u[0] == "R" and u[2]]) for live in alloc.code.live_out), default=0)
 
 
 def _first_def(value: Value) -> int:
