@@ -39,7 +39,7 @@ over the corpus in tests/data/regalloc (docs/regalloc.md has the numbers):
 """
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from itertools import chain
 
@@ -281,6 +281,7 @@ def _scan_block(code: Code, b: int, live: set, effects: list, record: list | Non
     at_end = set(live)
     partial: dict = {}    # unit -> guards of later writes to it
     private: dict = {}    # unit -> the one guard of all its later reads (None: some other)
+    guarded: set = set()  # units private may give a guard (not None): a superset
     for i in reversed(code.block_range(b)):
         if record is not None:
             record[i] = set(live)
@@ -297,12 +298,15 @@ def _scan_block(code: Code, b: int, live: set, effects: list, record: list | Non
                     kill.add(u)
                 partial.setdefault(u, set()).add(guard)
         for key in written_preds:   # a new guard value: earlier writes are not under it
-            if True:
-                for u in list(private):
-                    if private[u] is not None and private[u][0] == key:
-                        private[u] = None
-                for u in partial:
-                    partial[u] = {g for g in partial[u] if g[0] != key}
+            for u in list(guarded):
+                g = private.get(u)
+                if g is None:
+                    guarded.discard(u)
+                elif g[0] == key:
+                    private[u] = None
+                    guarded.discard(u)
+            for u in partial:
+                partial[u] = {g for g in partial[u] if g[0] != key}
         live = (live - kill) | used
         for u in used:
             partial.pop(u, None)   # this read needs the value from above: later writes do not cover it
@@ -312,6 +316,8 @@ def _scan_block(code: Code, b: int, live: set, effects: list, record: list | Non
                 private[u] = None
             elif u not in private:
                 private[u] = guard
+                if guard is not None:
+                    guarded.add(u)
             elif private[u] != guard:
                 private[u] = None
     return live
@@ -431,31 +437,26 @@ def interference(code: Code, occupied: list[set]) -> dict:
     after an instruction that writes it, and the other results of that instruction.
     A result may take the register of a source the instruction reads for the last
     time (IMAD R6, R6, ...), as the hardware reads sources before it writes."""
-    conflicts: dict = {}
-    for i in range(len(code.instrs)):
-        written = [u for r in code.results[i] for u in units(r)]
-        if not written:
+    conflicts: dict = defaultdict(set)
+    for results, occ in zip(code.results, occupied):
+        if not results:
             continue
+        written = [u for r in results for u in units(r)]
         by_file: dict = {}
-        for other in occupied[i] | set(written):
-            by_file.setdefault(other[0], []).append(other)
         for d in written:
-            others = by_file[d[0]]          # d itself is among them (never its own conflict)
-            if len(others) < 2:
+            others = by_file.get(d[0])
+            if others is None:      # the units of d's file occupied here, and the results
+                file = d[0]
+                others = by_file[file] = {u for u in occ if u[0] == file}
+                others.update(u for u in written if u[0] == file)
+            if len(others) < 2:     # d alone
                 continue
-            mine = conflicts.get(d)
-            if mine is None:
-                mine = conflicts[d] = set()
-            mine.update(others)
-            mine.discard(d)
+            conflicts[d] |= others
             for other in others:
-                if other != d:
-                    theirs = conflicts.get(other)
-                    if theirs is None:
-                        conflicts[other] = {d}
-                    else:
-                        theirs.add(d)
-    return conflicts
+                conflicts[other].add(d)     # d's own set too: no unit conflicts with itself (below)
+    for unit, theirs in conflicts.items():
+        theirs.discard(unit)
+    return dict(conflicts)
 
 
 # --- choosing registers ---------------------------------------------------------------------------
@@ -649,8 +650,11 @@ def choose(alloc: Allocation, value: Value) -> int:
     """The fewest bank conflicts, then a hinted register, then the lowest number
     (scale: `FMUL R5, R0, c[..]` stores R5 through [R2.64] rather than reuse R0)."""
     bases, base_set, bad = alloc.candidate_bases(value)
-    free = (p for p in bases if p not in bad)       # ascending
-    lowest = next(free, None)
+    lowest = at = None                   # the lowest free base, at bases[at]
+    for at, p in enumerate(bases):
+        if p not in bad:
+            lowest = p
+            break
     if lowest is None:
         raise CompileError(Diagnostic(
             f"more {value.file} registers live at once than the {len(ALLOCATABLE[value.file])} "
@@ -666,7 +670,11 @@ def choose(alloc: Allocation, value: Value) -> int:
         if lowest & 1 == want:
             parity, first = want, lowest
         else:
-            first = next((p for p in free if p & 1 == want), None)
+            first = None
+            for p in bases[at + 1:]:             # the lowest free base of that parity
+                if p & 1 == want and p not in bad:
+                    first = p
+                    break
             if first is not None:
                 parity = want
             else:
