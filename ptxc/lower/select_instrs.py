@@ -465,9 +465,9 @@ class Selector:
 
 def half(reg: Reg, which: int) -> Reg:
     """The low (0) or high (1) 32-bit half of a width-2 register (RZ stays RZ)."""
-    if reg.is_zero:
-        return replace(reg, width=1)
-    return replace(reg, num=reg.num + which, width=1)
+    # Reg(...) with every field: what replace(reg, num=..., width=1) builds, without its cost
+    num = reg.num if reg.is_zero else reg.num + which
+    return Reg(reg.file, num, reg.virtual, 1, reg.neg, reg.abs, reg.inv, reg.sel)
 
 
 def _mentions(op, name: str) -> bool:

@@ -39,7 +39,8 @@ def reg_operands(instr):
 
 def half(reg: Reg, which: int) -> Reg:
     """The low (0) or high (1) 32-bit half of a width-2 register."""
-    return replace(reg, num=reg.num + which, width=1)
+    # Reg(...) with every field: what replace(reg, num=..., width=1) builds, without its cost
+    return Reg(reg.file, reg.num + which, reg.virtual, 1, reg.neg, reg.abs, reg.inv, reg.sel)
 
 
 def units(reg: Reg) -> list[tuple]:
