@@ -25,9 +25,9 @@ from .vregs import reg_operands, write_counts
 
 
 def propagate_copies(func) -> None:
-    if not any(_is_copy(i) for i in func.instrs()):
-        return                     # no copy: skip building the maps
     copies = [i for i in func.instrs() if _is_copy(i)]
+    if not copies:
+        return                     # no copy: skip building the maps
     defs = write_counts(func, {r.key() for i in copies for r in (i.dsts[0], i.srcs[0])})
     spans = None               # _value_spans, once a copy qualifies
     rename: dict = {}          # unit -> unit it becomes
@@ -68,9 +68,14 @@ def _value_spans(func) -> dict:
     """Unit -> width of the widest operand naming it (2 or 4 for parts of tuples)."""
     spans: dict = {}
     for instr in func.instrs():
-        for op in list(instr.dsts) + list(instr.srcs):
-            regs = [op] if isinstance(op, Reg) else [op.base] if isinstance(op, Mem) and op.base is not None else []
-            for reg in regs:
+        for operands in (instr.dsts, instr.srcs):
+            for op in operands:
+                if isinstance(op, Reg):
+                    reg = op
+                elif isinstance(op, Mem) and op.base is not None:
+                    reg = op.base
+                else:
+                    continue
                 if reg.virtual and reg.width > 1:
                     for k in range(reg.width):
                         key = (reg.file, reg.num + k, True)
