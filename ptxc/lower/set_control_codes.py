@@ -576,11 +576,17 @@ def assign_stalls(sched: Schedule) -> None:
     for _ in range(5):      # until a forward branch sees its target's final offsets
         previous = dict(time)
         offsets_read: list = []
+        # While every time so far equals the last round's, an instruction not after a
+        # branch gets the time it got then (from the same earlier times, by the same
+        # rules): `time` still holds it.  Only after a branch does a round differ.
+        same = bool(previous)
         for n, j in enumerate(real):
             if n == 0:
                 time[j] = 0
                 continue
             p = real[n - 1]
+            if same and p not in branches:
+                continue
             tp = time[p]
             t = tp + min_stall[p]
             if n == 1:
@@ -614,6 +620,9 @@ def assign_stalls(sched: Schedule) -> None:
             if slots[p].instr.op in SHORT_STALL_OPS and t - time[p] > SHORT_STALL_OPS[slots[p].instr.op]:
                 # nvdisasm rejects a BSSY with a long stall: issue it later instead
                 time[p] = t - SHORT_STALL_OPS[slots[p].instr.op]
+                same = False
+            if same and t != time[j]:
+                same = False
             time[j] = t
         if time == previous or all(time[k] - time[start] == offset for start, k, offset in offsets_read):
             break
