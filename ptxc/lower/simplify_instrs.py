@@ -29,7 +29,7 @@ from itertools import chain
 from ..sass.ir import Imm, Instr, Mem, Reg, RZ, PT
 from .assign_regs import map_regs
 from .propagate_copies import propagate_copies
-from .vregs import write_counts
+from .vregs import units, write_counts
 
 
 ROUNDS = 4
@@ -234,6 +234,10 @@ def _test_bits(func) -> bool:
             and i.srcs[0].virtual}
     if not keys:
         return False               # nothing to rewrite: skip building the use maps
+    if not any(i.op == "LOP3" and len(i.dsts) == 1 and isinstance(i.dsts[0], Reg) and i.pred is None
+               and any(u in keys for u in units(i.dsts[0])) and getattr(i.srcs[3], "bits", None) == 0xC0
+               and _zero(i.srcs[2]) for i in func.instrs()):
+        return False               # no LOP3 of the shape the rewrite needs writes one: the same
     results = {i.dsts[0].key() for i in func.instrs() if _bit_test_shape(i) and i.dsts[0].virtual}
     writers, readers = _single_uses(func, keys, keys | results)
     changed = False
@@ -291,6 +295,10 @@ def _combine_compares(func) -> bool:
         return False               # nothing to rewrite: skip building the use maps
     keys = {op.key() for i in func.instrs() if i.op == "PLOP3"
             for op in i.srcs[:2] if isinstance(op, Reg) and op.virtual}
+    if not any(i.op in ("ISETP", "FSETP") and i.dsts[0].key() in keys and i.pred is None and "EX" not in i.mods
+               and i.mods[-1] == "AND" and len(i.srcs) > 2 and _is_pt(i.srcs[2]) and _is_pt(i.dsts[1])
+               for i in func.instrs()):
+        return False               # no compare of the shape the rewrite needs writes one: the same
     compared = {op.key() for i in func.instrs() if i.op in ("ISETP", "FSETP")
                 for op in i.srcs[:2] if isinstance(op, Reg) and op.virtual}
     writers, readers = _single_uses(func, keys, keys | compared)
