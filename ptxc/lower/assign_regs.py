@@ -198,7 +198,13 @@ def build_code(func, files: frozenset | None = None) -> Code:
         instrs += block.instrs
         block_of += [b] * len(block.instrs)
     code = Code(instrs, block_of, starts, successors(func))
-    code.reads = [read_regs(instr) for instr in instrs]
+    if files is not None and files <= PREDICATE_FILES:
+        # predicates are never inside an address: read_regs of their files, directly
+        code.reads = [[r for r in instr.srcs if isinstance(r, Reg) and r.file in files and not r.is_zero]
+                      + ([instr.pred] if instr.pred is not None and instr.pred.file in files
+                         and not instr.pred.is_zero else []) for instr in instrs]
+    else:
+        code.reads = [read_regs(instr) for instr in instrs]
     code.results = [written_regs(instr) for instr in instrs]
     if files is not None:
         kept = files | PREDICATE_FILES
