@@ -359,9 +359,13 @@ def collect_values(code: Code) -> dict:
     n and its high half n+1); each Value also learns where it is written and read."""
     spans: dict = {}
     for results, reads in zip(code.results, code.reads):
-        for reg in results + reads:
-            if reg.virtual:
-                spans.setdefault(reg.file, set()).add((reg.num, reg.width))
+        for regs in (results, reads):
+            for reg in regs:
+                if reg.virtual:
+                    refs = spans.get(reg.file)
+                    if refs is None:
+                        refs = spans[reg.file] = set()
+                    refs.add((reg.num, reg.width))
     value_of = {}
     for file, refs in spans.items():
         current = None
@@ -375,13 +379,13 @@ def collect_values(code: Code) -> dict:
     for value in set(value_of.values()):
         while value.width & (value.width - 1):   # a 3-unit span is a quad
             value.width += 1
-    for i in range(len(code.instrs)):
-        for reg in code.results[i]:
+    for i, (results, reads) in enumerate(zip(code.results, code.reads)):
+        for reg in results:
             if reg.virtual:
-                value_of[reg.key()].defs.append((i, reg))
-        for reg in code.reads[i]:
+                value_of[(reg.file, reg.num, True)].defs.append((i, reg))
+        for reg in reads:
             if reg.virtual:
-                value_of[reg.key()].uses.append((i, reg))
+                value_of[(reg.file, reg.num, True)].uses.append((i, reg))
     return value_of
 
 
@@ -497,14 +501,23 @@ class Allocation:
         bad = set()
         add, value_of, conflicts = bad.add, self.value_of, self.conflicts
         file, first = value.file, value.first
-        for k in range(value.width):
-            for other in conflicts.get((file, first + k, True), ()):
+        if value.width == 1:        # most values: the loop below with k = 0
+            for other in conflicts.get((file, first, True), ()):
                 if not other[2]:
-                    add(other[1] - k)
+                    add(other[1])
                     continue
                 owner = value_of[other]
-                if owner is not value and owner.phys is not None:
-                    add(owner.phys + other[1] - owner.first - k)
+                if owner.phys is not None and owner is not value:
+                    add(owner.phys + other[1] - owner.first)
+        else:
+            for k in range(value.width):
+                for other in conflicts.get((file, first + k, True), ()):
+                    if not other[2]:
+                        add(other[1] - k)
+                        continue
+                    owner = value_of[other]
+                    if owner is not value and owner.phys is not None:
+                        add(owner.phys + other[1] - owner.first - k)
         if value.width == 1 and all(w == 1 for _, w in value.refs):
             key = (value.file, 1, None, self.top)
         else:
@@ -590,9 +603,10 @@ def hints(alloc: Allocation, value: Value) -> list[int]:
     out = []
     for i, dst in value.defs:
         for slot, src in enumerate(alloc.code.sources[i]):
+            if src.file != value.file:      # (the tests are side-effect free: cheapest first)
+                continue
             where = alloc.register(src)
-            if (where is not None and src.file == value.file and _other(alloc, src, value)
-                    and alloc.dies_at(i, src)):
+            if where is not None and _other(alloc, src, value) and alloc.dies_at(i, src):
                 out += _placed(where, dst.width, src.width, slot, dst.num - value.first, +1)
     return out + result_hints(alloc, value, HINT_DEPTH)
 
@@ -699,30 +713,33 @@ def assign_regs(func) -> None:
     if limit:
         alloc.top = max(limit - 1 - REGCOUNT_EXTRA, 2)
     order = allocation_order(alloc)
-    by_definition = sorted(order, key=lambda v: (v.file not in ("P", "UP"), _first_def(v), v.first))
     best = _colour(alloc, order)
     chosen = _assignment(alloc)
-    bound = pressure(alloc)
-    if best is None or best > bound + SLACK:
-        # ptxas's order (pairs, then quads, then single registers) and its late-read
-        # rule can paint it into a corner: pairs take the low registers a quad needed,
-        # and the values need many more registers than are ever live at once, or do
-        # not fit at all.  Then try again in order of first definition (a greedy
-        # colouring of straight-line live ranges needs no more than the pressure), and
-        # with liveness alone (the late-read rule is ptxas's habit, not a need); the
-        # fewest registers win, ptxas's way on a tie, and the first that reaches the
-        # pressure ends the search.
-        loose = Allocation(code, value_of, interference(code, [set(live) for live in code.live_out]), alloc.top)
-        for attempt, values in ((loose, order), (alloc, by_definition), (loose, by_definition)):
-            top = _colour(attempt, values)
-            if top is not None and (best is None or top < best):
-                best, chosen = top, _assignment(attempt)
-            if best is not None and best <= bound:
-                break
-        if best is None:
-            raise CompileError(Diagnostic(
-                f"more R registers live at once than the {len(ALLOCATABLE['R'])} available: "
-                f"ptxc does not spill registers"))
+    # (The pressure is at least the R units live after the instruction with the most
+    # units live: within SLACK of those, `best` is within SLACK of the pressure.)
+    if best is None or best > _pressure_at_fullest(code) + SLACK:
+        bound = pressure(alloc)
+        if best is None or best > bound + SLACK:
+            # ptxas's order (pairs, then quads, then single registers) and its late-read
+            # rule can paint it into a corner: pairs take the low registers a quad needed,
+            # and the values need many more registers than are ever live at once, or do
+            # not fit at all.  Then try again in order of first definition (a greedy
+            # colouring of straight-line live ranges needs no more than the pressure), and
+            # with liveness alone (the late-read rule is ptxas's habit, not a need); the
+            # fewest registers win, ptxas's way on a tie, and the first that reaches the
+            # pressure ends the search.
+            loose = Allocation(code, value_of, interference(code, [set(live) for live in code.live_out]), alloc.top)
+            by_definition = sorted(order, key=lambda v: (v.file not in ("P", "UP"), _first_def(v), v.first))
+            for attempt, values in ((loose, order), (alloc, by_definition), (loose, by_definition)):
+                top = _colour(attempt, values)
+                if top is not None and (best is None or top < best):
+                    best, chosen = top, _assignment(attempt)
+                if best is not None and best <= bound:
+                    break
+            if best is None:
+                raise CompileError(Diagnostic(
+                    f"more R registers live at once than the {len(ALLOCATABLE['R'])} available: "
+                    f"ptxc does not spill registers"))
     for value, phys in chosen.items():
         value.phys = phys
     func.num_regs = _allocated_regcount(alloc)
@@ -755,6 +772,12 @@ def pressure(alloc: Allocation) -> int:
     """The most virtual R units live after any instruction, plus R0 and R1 (the
     stack pointer sits below every value)."""
     return 2 + max((len([u for u in live if u[0] == "R" and u[2]]) for live in alloc.code.live_out), default=0)
+
+
+def _pressure_at_fullest(code: Code) -> int:
+    """A lower bound of `pressure`: its count after the instruction with the most units live."""
+    fullest = max(code.live_out, key=len, default=())
+    return 2 + len([u for u in fullest if u[0] == "R" and u[2]])
 
 
 def _first_def(value: Value) -> int:
