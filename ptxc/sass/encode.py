@@ -50,9 +50,13 @@ def encode_all(instrs, base: int = 0, table: Table | None = None) -> bytes:
 
 
 def encode_form(form: Form, values: dict, instr: Instr, addr: int, operands: list) -> int:
-    word = form.template
-    for i, value in values.items():
-        word = form.slots[i].field.put(word, value)
+    key = tuple(values.items())
+    word = form.slot_words.get(key)
+    if word is None:
+        word = form.template
+        for i, value in values.items():
+            word = form.slots[i].field.put(word, value)
+        form.slot_words[key] = word
     if instr.mods and instr.mods[0] in form.alias_tokens:
         rule = dict(form.aliases)[instr.mods[0]]
         if not alias_holds(rule, operands):

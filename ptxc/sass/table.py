@@ -275,6 +275,9 @@ class Form:
     effects: dict = field(default_factory=dict)
     example: str = ""
     free: int = 0                  # bits no field or opcode claims: as `template` has them
+    # The template with the modifier fields stored, per their values (encode_form's
+    # first step; a per-process memo of table data, like Table.mods_cache).
+    slot_words: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def opcode(self) -> int:
