@@ -207,9 +207,16 @@ def pressure_bound(func, file: str) -> int:
     spread: set = set()         # units counted as live everywhere
     written_at = []
     index = 0
+    direct = file in ("P", "UP")    # predicates are never inside an address: read_regs, directly
     for b, block in enumerate(func.blocks):
         for instr in block.instrs:
-            reads = {u for r in read_regs(instr) if r.file == file for u in units(r)}
+            if direct:
+                reads = {u for r in instr.srcs if isinstance(r, Reg) and r.file == file and not r.is_zero
+                         for u in units(r)}
+                if instr.pred is not None and instr.pred.file == file and not instr.pred.is_zero:
+                    reads.update(units(instr.pred))
+            else:
+                reads = {u for r in read_regs(instr) if r.file == file for u in units(r)}
             writes = {u for r in instr.dsts if isinstance(r, Reg) and r.file == file and not r.is_zero
                       for u in units(r)}
             written_at.append(len(writes))
