@@ -17,7 +17,7 @@ RZ, PT, URZ, UPT = 255, 7, 63, 7
 ZERO_REG = {"R": RZ, "P": PT, "UR": URZ, "UP": UPT}  # convergence barriers (B0..B15) have none
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Reg:
     """A register operand.  `width` counts 32-bit registers (2 for a 64-bit value,
     printed `.64` inside an address); neg/abs/inv are operand modifiers
@@ -30,13 +30,14 @@ class Reg:
     abs: bool = False
     inv: bool = False
     sel: str = ""        # a half or scale selector printed after the name: `.H0_H0`, `.X4`
+    is_zero: bool = field(init=False, repr=False, compare=False)   # see __post_init__
 
     def __post_init__(self):
         # RZ, PT, URZ, UPT (read as constants): asked far more often than a register is
-        # made, so computed once here.  An attribute, not a field: equality, hashing and
-        # repr are the fields' alone.  (object.__setattr__, as the generated __init__
-        # stores the fields: writing into self.__dict__ instead would make every later
-        # attribute read of the register slower.)
+        # made, so computed once here.  A field left out of __init__, equality, hashing
+        # and repr.  (Slots, and object.__setattr__ as the generated __init__ stores
+        # the fields: an own __init__ writing self.__dict__ made every later attribute
+        # read of a register slower.)
         object.__setattr__(self, "is_zero", not self.virtual and self.num == ZERO_REG.get(self.file))
 
     def key(self) -> tuple:
@@ -59,7 +60,7 @@ def UR(num: int, width: int = 1) -> Reg:
     return Reg("UR", num, width=width)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Imm:
     """An immediate: `bits` is the raw value as encoded; `kind` says how it prints
     ('int', 'f32' or 'f64')."""
@@ -67,7 +68,7 @@ class Imm:
     kind: str = "int"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CBank:
     """A constant-bank operand `c[bank][offset]`, possibly negated or absolute
     (`-c[0x0][0x160]`, `|c[0x0][0x160]|` in float instructions)."""
@@ -78,7 +79,7 @@ class CBank:
     index: "Reg | None" = None   # `c[0x3][R8+0x100]`, `c[0x3][UR4]`
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Mem:
     """A memory address `[base.64+ubase+offset]`; base width 2 prints `.64`."""
     base: Reg | None
@@ -87,12 +88,12 @@ class Mem:
     desc: Reg | None = None      # the memory descriptor (UR4) that `.E` accesses encode but never print
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SpecialReg:
     name: str  # 'SR_CTAID.X', 'SR_TID.X', 'SR_LANEID', ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Target:
     """A branch target: a label before layout, an address after it."""
     label: str | None = None
