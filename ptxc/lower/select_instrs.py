@@ -190,6 +190,7 @@ class Selector:
         self.func.info = KernelInfo()
         self.values: dict[str, Reg] = {}
         self.types: dict[str, str] = {}
+        self._decls = None      # see _declared_type
         # a .func's own parameters are on the stack (lower_calls), not in bank 0
         self.param_offsets = self._layout_params(ptx_func.params) if ptx_func.entry else {}
         self.block = Block(ptx_func.name)
@@ -282,11 +283,34 @@ class Selector:
     def reg_type(self, op: ptx.Reg) -> str:
         """The declared PTX type of a register, without the dot ('b32', 'pred')."""
         if op.name not in self.types:
-            declared = self.ptx_func.reg_type(op)
+            declared = self._declared_type(op)
             if declared is None:
                 raise Unsupported(f"register {op.name} is not declared")
             self.types[op.name] = declared.lstrip(".")
         return self.types[op.name]
+
+    def _declared_type(self, op: ptx.Reg) -> str | None:
+        """ptx_func.reg_type(op) (the first declaration naming it, honouring `%r<N>`
+        ranges), from an index of the declarations built on the first call."""
+        if self._decls is None:
+            exact, ranges = {}, {}
+            for k, decl in enumerate(self.ptx_func.regs):
+                if decl.count is None:
+                    exact.setdefault(decl.prefix, (k, decl.type))
+                else:
+                    ranges.setdefault(decl.prefix, []).append((k, decl.count, decl.type))
+            self._decls = (exact, ranges)
+        exact, ranges = self._decls
+        best = exact.get(op.name)
+        m = _NUMBERED.fullmatch(op.name)
+        if m:
+            num = int(m.group(2))
+            for k, count, type_ in ranges.get(m.group(1), ()):    # in declaration order
+                if num < count:
+                    if best is None or k < best[0]:
+                        best = (k, type_)
+                    break
+        return None if best is None else best[1]
 
     def reg(self, op: ptx.Reg) -> Reg:
         if op.name not in self.values:
@@ -461,6 +485,9 @@ class Selector:
         """A (conditional) branch ending the current block; code after it starts a new one."""
         self.emit("BRA", (), [], [Target(label)], pred=pred)
         self.start_block(self.new_label("fallthrough"))
+
+
+_NUMBERED = re.compile(r"(%[a-zA-Z_$][\w$]*?)(\d+)")     # as ptx.Function.reg_type reads `%r12`
 
 
 def half(reg: Reg, which: int) -> Reg:
