@@ -52,8 +52,17 @@ def propagate_copies(func) -> None:
     for block in func.blocks:
         block.instrs = [i for i in block.instrs if id(i) not in removed]
         for instr in block.instrs:
-            if any(r.virtual and r.width == 1 and r.key() in final for r in reg_operands(instr)):
+            if _names_any(instr, final):
                 map_regs(instr, lambda r: _renamed(r, final))   # (elsewhere it would change nothing)
+
+
+def _names_any(instr, keys: dict) -> bool:
+    """Whether a virtual 32-bit register among reg_operands(instr) has its key in `keys`
+    (what _renamed changes)."""
+    for op in reg_operands(instr):
+        if op.virtual and op.width == 1 and (op.file, op.num, True) in keys:
+            return True
+    return False
 
 
 def _is_copy(instr) -> bool:
