@@ -109,15 +109,22 @@ def _candidates(instrs) -> set:
     """Virtual units written more than once and only ever named alone."""
     wide, written = set(), {}
     for instr in instrs:
-        for op in list(instr.dsts) + list(instr.srcs) + ([instr.pred] if instr.pred is not None else []):
-            regs = [op] if isinstance(op, Reg) else [r for r in (op.base, op.ubase) if r is not None] \
-                if isinstance(op, Mem) else []
-            for reg in regs:
-                if reg.virtual and reg.width > 1:
-                    wide.update((reg.file, reg.num + k, True) for k in range(reg.width))
+        for operands in (instr.dsts, instr.srcs):
+            for op in operands:
+                if isinstance(op, Reg):
+                    if op.virtual and op.width > 1:
+                        wide.update((op.file, op.num + k, True) for k in range(op.width))
+                elif isinstance(op, Mem):
+                    for reg in (op.base, op.ubase):
+                        if reg is not None and reg.virtual and reg.width > 1:
+                            wide.update((reg.file, reg.num + k, True) for k in range(reg.width))
+        pred = instr.pred
+        if pred is not None and pred.virtual and pred.width > 1:
+            wide.update((pred.file, pred.num + k, True) for k in range(pred.width))
         for reg in written_regs(instr):
             if reg.virtual:
-                written[reg.key()] = written.get(reg.key(), 0) + 1
+                key = (reg.file, reg.num, True)
+                written[key] = written.get(key, 0) + 1
     return {u for u, n in written.items() if n > 1 and u not in wide}
 
 
