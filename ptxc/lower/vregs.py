@@ -253,29 +253,26 @@ def read_units(func) -> set:
     add = out.add
     for block in func.blocks:
         for instr in block.instrs:
-            regs = []           # the registers read, RZ and PT included
             for op in instr.srcs:
                 if isinstance(op, Reg):
-                    regs.append(op)
+                    if op.width == 1:       # most operands: a 32-bit register, no list
+                        if not op.is_zero:
+                            add((op.file, op.num, op.virtual))
+                        continue
+                    regs = (op,)
                 elif isinstance(op, Mem):
-                    if op.base is not None:
-                        regs.append(op.base)
-                    if op.ubase is not None:
-                        regs.append(op.ubase)
+                    regs = (op.base, op.ubase)
                 else:
                     index = getattr(op, "index", None)
-                    if isinstance(index, Reg):
-                        regs.append(index)
-            if instr.pred is not None:
-                regs.append(instr.pred)
-            for r in regs:
-                if r.is_zero:
-                    continue
-                if r.width == 1:
-                    add((r.file, r.num, r.virtual))
-                else:
-                    for k in range(r.width):
-                        add((r.file, r.num + k, r.virtual))
+                    regs = (index,) if isinstance(index, Reg) else ()
+                for r in regs:
+                    if r is not None and not r.is_zero:
+                        for k in range(r.width):
+                            add((r.file, r.num + k, r.virtual))
+            pred = instr.pred
+            if pred is not None and not pred.is_zero:
+                for k in range(pred.width):
+                    add((pred.file, pred.num + k, pred.virtual))
     return out
 
 
