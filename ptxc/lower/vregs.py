@@ -280,15 +280,23 @@ def instr_read_units(instr) -> list:
     """The 32-bit register units one instruction reads (guard included), as read_units
     counts them; a unit may appear more than once."""
     out = []
-    for op in list(instr.srcs) + ([instr.pred] if instr.pred is not None else []):
+    append = out.append
+    for op in instr.srcs:
         if isinstance(op, Reg):
-            regs = [op]
+            if op.width == 1:       # most operands: a 32-bit register, no list
+                if not op.is_zero:
+                    append((op.file, op.num, op.virtual))
+                continue
+            regs = (op,)
         elif isinstance(op, Mem):
-            regs = [r for r in (op.base, op.ubase) if r is not None]
+            regs = (op.base, op.ubase)
         else:
             index = getattr(op, "index", None)
-            regs = [index] if isinstance(index, Reg) else []
+            regs = (index,) if isinstance(index, Reg) else ()
         for reg in regs:
-            if not reg.is_zero:
+            if reg is not None and not reg.is_zero:
                 out += units(reg)
+    pred = instr.pred
+    if pred is not None and not pred.is_zero:
+        out += units(pred)
     return out
