@@ -486,7 +486,7 @@ class Allocation:
         """The physical number an operand has now (None while its value is unassigned)."""
         if not reg.virtual:
             return reg.num
-        value = self.value_of[reg.key()]
+        value = self.value_of[(reg.file, reg.num, True)]      # (reg.key() of a virtual register)
         return None if value.phys is None else value.phys + reg.num - value.first
 
     def free_bases(self, value: Value) -> list[int]:
@@ -635,7 +635,7 @@ def result_hints(alloc: Allocation, value: Value, depth: int) -> list[int]:
 
 
 def _other(alloc: Allocation, reg: Reg, value: Value) -> bool:
-    return not reg.virtual or alloc.value_of[reg.key()] is not value
+    return not reg.virtual or alloc.value_of[(reg.file, reg.num, True)] is not value
 
 
 def _placed(where: int, dst_width: int, src_width: int, slot: int, offset: int, direction: int) -> list[int]:
@@ -788,7 +788,7 @@ def rewrite(alloc: Allocation) -> None:
     def physical(reg: Reg) -> Reg:
         if not reg.virtual:
             return reg
-        value = alloc.value_of[reg.key()]
+        value = alloc.value_of[(reg.file, reg.num, True)]
         # Reg(...) with every field: what replace(reg, num=..., virtual=False) builds
         return Reg(reg.file, value.phys + reg.num - value.first, False, reg.width, reg.neg, reg.abs, reg.inv,
                    reg.sel)
