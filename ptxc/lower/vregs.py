@@ -276,6 +276,40 @@ def read_units(func) -> set:
     return out
 
 
+def read_units_among(func, keys) -> set:
+    """read_units(func) & keys, without collecting the units outside `keys`."""
+    out = set()
+    add = out.add
+    for block in func.blocks:
+        for instr in block.instrs:
+            for op in instr.srcs:
+                if isinstance(op, Reg):
+                    if op.width == 1:       # most operands: a 32-bit register, no list
+                        unit = (op.file, op.num, op.virtual)
+                        if unit in keys and not op.is_zero:
+                            add(unit)
+                        continue
+                    regs = (op,)
+                elif isinstance(op, Mem):
+                    regs = (op.base, op.ubase)
+                else:
+                    index = getattr(op, "index", None)
+                    regs = (index,) if isinstance(index, Reg) else ()
+                for r in regs:
+                    if r is not None and not r.is_zero:
+                        for k in range(r.width):
+                            unit = (r.file, r.num + k, r.virtual)
+                            if unit in keys:
+                                add(unit)
+            pred = instr.pred
+            if pred is not None and not pred.is_zero:
+                for k in range(pred.width):
+                    unit = (pred.file, pred.num + k, pred.virtual)
+                    if unit in keys:
+                        add(unit)
+    return out
+
+
 def instr_read_units(instr) -> list:
     """The 32-bit register units one instruction reads (guard included), as read_units
     counts them; a unit may appear more than once."""
