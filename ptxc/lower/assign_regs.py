@@ -313,7 +313,8 @@ def _scan_block(code: Code, b: int, live: set, effects: list, record: list | Non
                     guarded.discard(u)
             for u in partial:
                 partial[u] = {g for g in partial[u] if g[0] != key}
-        live = (live - kill) | used
+        live -= kill            # (in place: `live` is this scan's own set, recorded by copy)
+        live |= used
         for u in used:
             partial.pop(u, None)   # this read needs the value from above: later writes do not cover it
             if guard is not None and u == guard[0]:
