@@ -93,7 +93,10 @@ def encode_operand(word: int, spec: OperandSpec, op, addr: int, values: dict | N
     f = spec.fields
     word = _flags(word, spec, op)
     if spec.kind == "reg":
-        return _put_part(_put_part(word, spec, "num", op.num), spec, "sel", reg_sel(op), values)
+        word = _put_part(word, spec, "num", op.num)
+        if "sel" in f:              # (_put_part leaves the word as it is without the field)
+            word = _put_part(word, spec, "sel", reg_sel(op), values)
+        return word
     if spec.kind == "cbank":
         index = cbank_index(op)
         word = _put_part(word, spec, "index", ZERO_REG[spec.index_file] if index is None else index.num)

@@ -278,14 +278,15 @@ class Form:
     # The template with the modifier fields stored, per their values (encode_form's
     # first step; a per-process memo of table data, like Table.mods_cache).
     slot_words: dict = field(default_factory=dict, repr=False, compare=False)
+    alias_tokens: frozenset = field(init=False, repr=False, compare=False)   # the aliases' tokens
+
+    def __post_init__(self):
+        self.alias_tokens = frozenset(token for token, _ in self.aliases)
 
     @property
     def opcode(self) -> int:
         return self.value & 0xFFF
 
-    @property
-    def alias_tokens(self) -> set:
-        return {token for token, _ in self.aliases}
 
     def ndsts(self) -> int:
         return sum(1 for o in self.operands if o.role == "dst")
@@ -347,7 +348,16 @@ def operand_kind(op) -> str:
 
 
 def operand_kinds(operands) -> tuple:
-    return tuple(operand_kind(o) for o in operands)
+    out = []
+    for o in operands:      # (registers and immediates, most operands, without the call)
+        t = type(o)
+        if t is Reg:
+            out.append(o.file)
+        elif t is Imm:
+            out.append(FLOAT_KINDS.get(o.kind, "I"))
+        else:
+            out.append(operand_kind(o))
+    return tuple(out)
 
 
 def _operand(d: dict) -> OperandSpec:
