@@ -508,8 +508,16 @@ def _mentions(op, name: str) -> bool:
 
 
 def _type_size(ptx_type: str) -> int:
+    size = _SIZE_OF.get(ptx_type)      # the usual names, with or without the dot
+    if size is not None:
+        return size
     ptx_type = ptx_type.lstrip(".")
     return 1 if ptx_type == "pred" else ptx.type_size(ptx_type)
+
+
+# _type_size of every name ptx.type_size knows, and with its dot: a table of the PTX types
+_SIZE_OF = {**{name: (1 if name == "pred" else size) for name, size in ptx._TYPE_SIZES.items()},
+            **{"." + name: (1 if name == "pred" else size) for name, size in ptx._TYPE_SIZES.items()}}
 
 
 def immediate_bits(op: ptx.Imm, type_: str) -> int:
@@ -587,17 +595,19 @@ SAME_SIZE_OPS = frozenset("add sub mul mad fma min max and or xor not neg abs di
 def check_operand_types(s: Selector, item: ptx.Instr) -> None:
     """A register of the wrong size for an arithmetic instruction (add.s32 on a 64-bit
     register) is an error at the instruction, not silently wrong code."""
-    if item.base not in SAME_SIZE_OPS or item.has("wide") or item.has("hi") and item.base == "mad":
+    parts = item.parts          # (once: each of base, has() and parts splits the opcode)
+    base, modifiers = parts[0], parts[1:]
+    if base not in SAME_SIZE_OPS or "wide" in modifiers or "hi" in modifiers and base == "mad":
         return
-    type_ = item.parts[-1]
+    type_ = parts[-1]
     if type_ not in ptx._TYPE_SIZES or type_ == "pred":
         return
     size = _type_size(type_)
-    operands = item.operands[:3] if item.base == "selp" else item.operands
+    operands = item.operands[:3] if base == "selp" else item.operands
     for op in operands:
         if isinstance(op, ptx.Reg):
             declared = s.reg_type(op)
-            if declared == "pred" and item.base in ("and", "or", "xor", "not"):
+            if declared == "pred" and base in ("and", "or", "xor", "not"):
                 continue
             if _type_size(declared) != size and not (declared in ("b16", "u16", "s16") and size == 2):
                 raise BadOperand(f"operand {op.name} is .{declared} but '{item.opcode}' works on .{type_}")
