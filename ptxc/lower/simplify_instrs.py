@@ -204,25 +204,26 @@ def _single_uses(func, keys: set, writer_keys: set) -> tuple[dict, dict]:
                     unit = (op.file, op.num + k, True)
                     if unit in writer_keys:
                         writers.setdefault(unit, []).append(instr)
-        regs = []           # the registers read, in operand order
-        for op in instr.srcs:
+        for op in chain(instr.srcs, (instr.pred,)):    # the registers read, in operand order
             if isinstance(op, Reg):
-                regs.append(op)
+                if op.width == 1:       # most operands: one unit, no list
+                    if op.virtual:      # (the keys asked about are virtual units)
+                        unit = (op.file, op.num, True)
+                        if unit in keys:
+                            readers.setdefault(unit, []).append(instr)
+                    continue
+                regs = (op,)
             elif isinstance(op, Mem):
-                if op.base is not None:
-                    regs.append(op.base)
-                if op.ubase is not None:
-                    regs.append(op.ubase)
-            elif isinstance(getattr(op, "index", None), Reg):
-                regs.append(op.index)
-        if instr.pred is not None:
-            regs.append(instr.pred)
-        for reg in regs:
-            if reg.virtual:     # the keys asked about are virtual units
-                for k in range(reg.width):
-                    unit = (reg.file, reg.num + k, True)
-                    if unit in keys:
-                        readers.setdefault(unit, []).append(instr)
+                regs = (op.base, op.ubase)
+            else:
+                index = getattr(op, "index", None)
+                regs = (index,) if isinstance(index, Reg) else ()
+            for reg in regs:
+                if reg is not None and reg.virtual:
+                    for k in range(reg.width):
+                        unit = (reg.file, reg.num + k, True)
+                        if unit in keys:
+                            readers.setdefault(unit, []).append(instr)
     return writers, readers
 
 
