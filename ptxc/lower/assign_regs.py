@@ -264,15 +264,26 @@ def liveness(code: Code, files: frozenset | None = None) -> list[set]:
 def _effects(instr, reads: list, results: list) -> tuple:
     """(used, killed, written units, guard key, predicate keys written) of one instruction,
     given the registers it reads and writes (read_regs and written_regs of it)."""
-    written = {u for r in results for u in units(r)}
+    guard = _guard_key(instr)       # None where the instruction is not guarded
+    written = set()
+    for r in results:
+        if r.width == 1:
+            written.add((r.file, r.num, r.virtual))
+        else:
+            written.update(units(r))
     if uses_and_kills is _USES_AND_KILLS:
         # what uses_and_kills(instr) computes, from the registers build_code collected
-        used = {u for r in reads for u in units(r)}
-        killed = set() if is_guarded(instr) else set(written)
+        used = set()
+        for r in reads:
+            if r.width == 1:
+                used.add((r.file, r.num, r.virtual))
+            else:
+                used.update(units(r))
+        killed = set(written) if guard is None else set()
     else:                   # replaced (tests plant liveness bugs through it)
         used, killed = uses_and_kills(instr)
-    preds = {r.key() for r in results if r.file in ("P", "UP")}
-    return used, killed, written, _guard_key(instr), preds
+    preds = {r.key() for r in results if r.file in PREDICATE_FILES} if results else set()
+    return used, killed, written, guard, preds
 
 
 def _guard_key(instr):
