@@ -35,9 +35,10 @@ def split_webs(func) -> None:
         return
     defs_at = {}   # instr index -> units it writes (candidates only)
     for i, instr in enumerate(instrs):
-        units = [r.key() for r in written_regs(instr) if r.key() in candidates]
-        if units:
-            defs_at[i] = units
+        for r in written_regs(instr):
+            key = (r.file, r.num, r.virtual)    # r.key()
+            if key in candidates:
+                defs_at.setdefault(i, []).append(key)
     reach_in = _reaching(func, instrs, block_of, defs_at)
     reads = [read_regs(instr) for instr in instrs]
     parent = {}
@@ -64,7 +65,7 @@ def split_webs(func) -> None:
         while i < len(instrs) and block_of[i] == b:
             instr = instrs[i]
             for reg in reads[i]:
-                unit = reg.key()
+                unit = (reg.file, reg.num, reg.virtual)     # reg.key()
                 if unit in candidates:
                     reaching = current.get(unit, set())
                     for d in reaching:
