@@ -59,12 +59,19 @@ def _latency(instr) -> int:
 
 
 def _reads(instr) -> set:
-    regs = [r for op in instr.srcs for r in regs_in(op)]
+    out = set()
+    for op in instr.srcs:
+        if isinstance(op, Reg) and op.width == 1:   # most operands (regs_in's test, no list)
+            if not op.is_zero:
+                out.add((op.file, op.num, op.virtual))
+            continue
+        for r in regs_in(op):
+            out.update(units(r))
     if instr.pred is not None:
-        regs.append(instr.pred)
+        out.update(units(instr.pred))
     if instr.op in DESCRIPTOR_READERS and "E" in instr.mods:
-        regs.append(Reg("UR", 4, width=2))
-    return {u for r in regs for u in units(r)}
+        out.update(units(Reg("UR", 4, width=2)))
+    return out
 
 
 def _writes(instr) -> set:
