@@ -122,6 +122,8 @@ def fold_instr(instr: Instr, constants: dict, arch: str = "sm_89") -> None:
                     # a - 0 carries (no borrow), a + 0 does not (sub.s64 x - (y << 52)).
                     continue
                 options.append((not isinstance(value, CBank), slot, value))
+    if not options:
+        return                  # no constant source: nothing to try
     for _, slot, value in sorted(options, key=lambda o: (o[0], o[1])):
         if not (isinstance(instr.srcs[slot], Reg) and instr.srcs[slot].virtual):
             continue   # folded already (an earlier, better candidate of the same slot)
