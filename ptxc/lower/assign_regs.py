@@ -39,7 +39,9 @@ over the corpus in tests/data/regalloc (docs/regalloc.md has the numbers):
 """
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
+from itertools import chain
 
 from ..diagnostics import CompileError, Diagnostic
 from ..sass.ir import Imm, Mem, Reg
@@ -63,6 +65,7 @@ REGCOUNT_EXTRA = 2
 BRANCHES = frozenset({"BRA", "BRX", "JMP", "JMX"})
 ENDS = frozenset({"EXIT", "RET", "KILL"})
 STOPS = BRANCHES | ENDS
+PREDICATE_FILES = frozenset({"P", "UP"})
 
 
 # --- operands --------------------------------------------------------------------
@@ -71,16 +74,25 @@ def read_regs(instr) -> list[Reg]:
     """Registers an instruction reads: sources, address bases, indexed constant
     banks and its guard predicate."""
     out = []
+    append = out.append
     for op in instr.srcs:
         if isinstance(op, Reg):
-            out.append(op)
+            if not op.is_zero:
+                append(op)
         elif isinstance(op, Mem):
-            out += [r for r in (op.base, op.ubase) if r is not None]
-        elif isinstance(getattr(op, "index", None), Reg):
-            out.append(op.index)
-    if instr.pred is not None:
-        out.append(instr.pred)
-    return [r for r in out if not r.is_zero]
+            base, ubase = op.base, op.ubase
+            if base is not None and not base.is_zero:
+                append(base)
+            if ubase is not None and not ubase.is_zero:
+                append(ubase)
+        else:
+            index = getattr(op, "index", None)
+            if isinstance(index, Reg) and not index.is_zero:
+                append(index)
+    pred = instr.pred
+    if pred is not None and not pred.is_zero:
+        append(pred)
+    return out
 
 
 def source_regs(instr) -> list[Reg]:
@@ -176,16 +188,29 @@ def _has_condition(instr) -> bool:
 
 def build_code(func, files: frozenset | None = None) -> Code:
     """The function's code and its liveness (of the register files in `files` only, when
-    given: units of one file never affect another's liveness)."""
+    given: units of one file never affect another's liveness).  With `files`, the
+    registers read (reads, sources) are those of `files` only and the results those
+    of `files` and the predicates (whose writes liveness tracks for guards): all
+    that liveness of `files` depends on."""
     instrs, block_of, starts = [], [], []
     for b, block in enumerate(func.blocks):
         starts.append(len(instrs))
         instrs += block.instrs
         block_of += [b] * len(block.instrs)
     code = Code(instrs, block_of, starts, successors(func))
-    code.reads = [read_regs(instr) for instr in instrs]
-    code.sources = [[r for r in regs if r is not instr.pred] for regs, instr in zip(code.reads, instrs)]
+    if files is not None and files <= PREDICATE_FILES:
+        # predicates are never inside an address: read_regs of their files, directly
+        code.reads = [[r for r in instr.srcs if isinstance(r, Reg) and r.file in files and not r.is_zero]
+                      + ([instr.pred] if instr.pred is not None and instr.pred.file in files
+                         and not instr.pred.is_zero else []) for instr in instrs]
+    else:
+        code.reads = [read_regs(instr) for instr in instrs]
     code.results = [written_regs(instr) for instr in instrs]
+    if files is not None:
+        kept = files | PREDICATE_FILES
+        code.reads = [[r for r in regs if r.file in files] if regs else regs for regs in code.reads]
+        code.results = [[r for r in regs if r.file in kept] if regs else regs for regs in code.results]
+    code.sources = [[r for r in regs if r is not instr.pred] for regs, instr in zip(code.reads, instrs)]
     code.live_out = liveness(code, files)
     return code
 
@@ -239,15 +264,26 @@ def liveness(code: Code, files: frozenset | None = None) -> list[set]:
 def _effects(instr, reads: list, results: list) -> tuple:
     """(used, killed, written units, guard key, predicate keys written) of one instruction,
     given the registers it reads and writes (read_regs and written_regs of it)."""
-    written = {u for r in results for u in units(r)}
+    guard = _guard_key(instr)       # None where the instruction is not guarded
+    written = set()
+    for r in results:
+        if r.width == 1:
+            written.add((r.file, r.num, r.virtual))
+        else:
+            written.update(units(r))
     if uses_and_kills is _USES_AND_KILLS:
         # what uses_and_kills(instr) computes, from the registers build_code collected
-        used = {u for r in reads for u in units(r)}
-        killed = set() if is_guarded(instr) else set(written)
+        used = set()
+        for r in reads:
+            if r.width == 1:
+                used.add((r.file, r.num, r.virtual))
+            else:
+                used.update(units(r))
+        killed = set(written) if guard is None else set()
     else:                   # replaced (tests plant liveness bugs through it)
         used, killed = uses_and_kills(instr)
-    preds = {r.key() for r in results if r.file in ("P", "UP")}
-    return used, killed, written, _guard_key(instr), preds
+    preds = {r.key() for r in results if r.file in PREDICATE_FILES} if results else set()
+    return used, killed, written, guard, preds
 
 
 def _guard_key(instr):
@@ -262,6 +298,7 @@ def _scan_block(code: Code, b: int, live: set, effects: list, record: list | Non
     at_end = set(live)
     partial: dict = {}    # unit -> guards of later writes to it
     private: dict = {}    # unit -> the one guard of all its later reads (None: some other)
+    guarded: set = set()  # units private may give a guard (not None): a superset
     for i in reversed(code.block_range(b)):
         if record is not None:
             record[i] = set(live)
@@ -278,13 +315,17 @@ def _scan_block(code: Code, b: int, live: set, effects: list, record: list | Non
                     kill.add(u)
                 partial.setdefault(u, set()).add(guard)
         for key in written_preds:   # a new guard value: earlier writes are not under it
-            if True:
-                for u in list(private):
-                    if private[u] is not None and private[u][0] == key:
-                        private[u] = None
-                for u in partial:
-                    partial[u] = {g for g in partial[u] if g[0] != key}
-        live = (live - kill) | used
+            for u in list(guarded):
+                g = private.get(u)
+                if g is None:
+                    guarded.discard(u)
+                elif g[0] == key:
+                    private[u] = None
+                    guarded.discard(u)
+            for u in partial:
+                partial[u] = {g for g in partial[u] if g[0] != key}
+        live -= kill            # (in place: `live` is this scan's own set, recorded by copy)
+        live |= used
         for u in used:
             partial.pop(u, None)   # this read needs the value from above: later writes do not cover it
             if guard is not None and u == guard[0]:
@@ -293,6 +334,8 @@ def _scan_block(code: Code, b: int, live: set, effects: list, record: list | Non
                 private[u] = None
             elif u not in private:
                 private[u] = guard
+                if guard is not None:
+                    guarded.add(u)
             elif private[u] != guard:
                 private[u] = None
     return live
@@ -328,9 +371,13 @@ def collect_values(code: Code) -> dict:
     n and its high half n+1); each Value also learns where it is written and read."""
     spans: dict = {}
     for results, reads in zip(code.results, code.reads):
-        for reg in results + reads:
-            if reg.virtual:
-                spans.setdefault(reg.file, set()).add((reg.num, reg.width))
+        for regs in (results, reads):
+            for reg in regs:
+                if reg.virtual:
+                    refs = spans.get(reg.file)
+                    if refs is None:
+                        refs = spans[reg.file] = set()
+                    refs.add((reg.num, reg.width))
     value_of = {}
     for file, refs in spans.items():
         current = None
@@ -344,13 +391,13 @@ def collect_values(code: Code) -> dict:
     for value in set(value_of.values()):
         while value.width & (value.width - 1):   # a 3-unit span is a quad
             value.width += 1
-    for i in range(len(code.instrs)):
-        for reg in code.results[i]:
+    for i, (results, reads) in enumerate(zip(code.results, code.reads)):
+        for reg in results:
             if reg.virtual:
-                value_of[reg.key()].defs.append((i, reg))
-        for reg in code.reads[i]:
+                value_of[(reg.file, reg.num, True)].defs.append((i, reg))
+        for reg in reads:
             if reg.virtual:
-                value_of[reg.key()].uses.append((i, reg))
+                value_of[(reg.file, reg.num, True)].uses.append((i, reg))
     return value_of
 
 
@@ -412,31 +459,26 @@ def interference(code: Code, occupied: list[set]) -> dict:
     after an instruction that writes it, and the other results of that instruction.
     A result may take the register of a source the instruction reads for the last
     time (IMAD R6, R6, ...), as the hardware reads sources before it writes."""
-    conflicts: dict = {}
-    for i in range(len(code.instrs)):
-        written = [u for r in code.results[i] for u in units(r)]
-        if not written:
+    conflicts: dict = defaultdict(set)
+    for results, occ in zip(code.results, occupied):
+        if not results:
             continue
+        written = [u for r in results for u in units(r)]
         by_file: dict = {}
-        for other in occupied[i] | set(written):
-            by_file.setdefault(other[0], []).append(other)
         for d in written:
-            others = by_file[d[0]]          # d itself is among them (never its own conflict)
-            if len(others) < 2:
+            others = by_file.get(d[0])
+            if others is None:      # the units of d's file occupied here, and the results
+                file = d[0]
+                others = by_file[file] = {u for u in occ if u[0] == file}
+                others.update(u for u in written if u[0] == file)
+            if len(others) < 2:     # d alone
                 continue
-            mine = conflicts.get(d)
-            if mine is None:
-                mine = conflicts[d] = set()
-            mine.update(others)
-            mine.discard(d)
+            conflicts[d] |= others
             for other in others:
-                if other != d:
-                    theirs = conflicts.get(other)
-                    if theirs is None:
-                        conflicts[other] = {d}
-                    else:
-                        theirs.add(d)
-    return conflicts
+                conflicts[other].add(d)     # d's own set too: no unit conflicts with itself (below)
+    for unit, theirs in conflicts.items():
+        theirs.discard(unit)
+    return dict(conflicts)
 
 
 # --- choosing registers ---------------------------------------------------------------------------
@@ -456,7 +498,7 @@ class Allocation:
         """The physical number an operand has now (None while its value is unassigned)."""
         if not reg.virtual:
             return reg.num
-        value = self.value_of[reg.key()]
+        value = self.value_of[(reg.file, reg.num, True)]      # (reg.key() of a virtual register)
         return None if value.phys is None else value.phys + reg.num - value.first
 
     def free_bases(self, value: Value) -> list[int]:
@@ -471,14 +513,23 @@ class Allocation:
         bad = set()
         add, value_of, conflicts = bad.add, self.value_of, self.conflicts
         file, first = value.file, value.first
-        for k in range(value.width):
-            for other in conflicts.get((file, first + k, True), ()):
+        if value.width == 1:        # most values: the loop below with k = 0
+            for other in conflicts.get((file, first, True), ()):
                 if not other[2]:
-                    add(other[1] - k)
+                    add(other[1])
                     continue
                 owner = value_of[other]
-                if owner is not value and owner.phys is not None:
-                    add(owner.phys + other[1] - owner.first - k)
+                if owner.phys is not None and owner is not value:
+                    add(owner.phys + other[1] - owner.first)
+        else:
+            for k in range(value.width):
+                for other in conflicts.get((file, first + k, True), ()):
+                    if not other[2]:
+                        add(other[1] - k)
+                        continue
+                    owner = value_of[other]
+                    if owner is not value and owner.phys is not None:
+                        add(owner.phys + other[1] - owner.first - k)
         if value.width == 1 and all(w == 1 for _, w in value.refs):
             key = (value.file, 1, None, self.top)
         else:
@@ -499,6 +550,8 @@ class Allocation:
     def dies_at(self, i: int, reg: Reg) -> bool:
         live = self.code.live_out[i]
         file, num, virtual = reg.file, reg.num, reg.virtual
+        if reg.width == 1:          # most registers: no loop
+            return (file, num, virtual) not in live
         return not any((file, num + k, virtual) in live for k in range(reg.width))
 
 
@@ -512,11 +565,7 @@ def allocation_order(alloc: Allocation) -> list:
     fold_constants' constants last.  Pairs before quads: vec4's quad lands in R8
     because its output address pair took R4:R5 first.  For predicates,
     longest-first halves the misses against virtual-number order (80 -> 38)."""
-    counts: dict = {}
-    for live in alloc.code.live_out:
-        for u in live:
-            if u[0] in ("P", "UP"):
-                counts[u] = counts.get(u, 0) + 1
+    counts = Counter(chain.from_iterable(alloc.code.live_out))    # unit -> instructions it is live after
 
     def key(value: Value) -> tuple:
         if value.file in ("P", "UP"):
@@ -566,9 +615,10 @@ def hints(alloc: Allocation, value: Value) -> list[int]:
     out = []
     for i, dst in value.defs:
         for slot, src in enumerate(alloc.code.sources[i]):
+            if src.file != value.file:      # (the tests are side-effect free: cheapest first)
+                continue
             where = alloc.register(src)
-            if (where is not None and src.file == value.file and _other(alloc, src, value)
-                    and alloc.dies_at(i, src)):
+            if where is not None and _other(alloc, src, value) and alloc.dies_at(i, src):
                 out += _placed(where, dst.width, src.width, slot, dst.num - value.first, +1)
     return out + result_hints(alloc, value, HINT_DEPTH)
 
@@ -597,7 +647,7 @@ def result_hints(alloc: Allocation, value: Value, depth: int) -> list[int]:
 
 
 def _other(alloc: Allocation, reg: Reg, value: Value) -> bool:
-    return not reg.virtual or alloc.value_of[reg.key()] is not value
+    return not reg.virtual or alloc.value_of[(reg.file, reg.num, True)] is not value
 
 
 def _placed(where: int, dst_width: int, src_width: int, slot: int, offset: int, direction: int) -> list[int]:
@@ -632,8 +682,11 @@ def choose(alloc: Allocation, value: Value) -> int:
     """The fewest bank conflicts, then a hinted register, then the lowest number
     (scale: `FMUL R5, R0, c[..]` stores R5 through [R2.64] rather than reuse R0)."""
     bases, base_set, bad = alloc.candidate_bases(value)
-    free = (p for p in bases if p not in bad)       # ascending
-    lowest = next(free, None)
+    lowest = at = None                   # the lowest free base, at bases[at]
+    for at, p in enumerate(bases):
+        if p not in bad:
+            lowest = p
+            break
     if lowest is None:
         raise CompileError(Diagnostic(
             f"more {value.file} registers live at once than the {len(ALLOCATABLE[value.file])} "
@@ -649,7 +702,11 @@ def choose(alloc: Allocation, value: Value) -> int:
         if lowest & 1 == want:
             parity, first = want, lowest
         else:
-            first = next((p for p in free if p & 1 == want), None)
+            first = None
+            for p in bases[at + 1:]:             # the lowest free base of that parity
+                if p & 1 == want and p not in bad:
+                    first = p
+                    break
             if first is not None:
                 parity = want
             else:
@@ -668,30 +725,33 @@ def assign_regs(func) -> None:
     if limit:
         alloc.top = max(limit - 1 - REGCOUNT_EXTRA, 2)
     order = allocation_order(alloc)
-    by_definition = sorted(order, key=lambda v: (v.file not in ("P", "UP"), _first_def(v), v.first))
     best = _colour(alloc, order)
     chosen = _assignment(alloc)
-    bound = pressure(alloc)
-    if best is None or best > bound + SLACK:
-        # ptxas's order (pairs, then quads, then single registers) and its late-read
-        # rule can paint it into a corner: pairs take the low registers a quad needed,
-        # and the values need many more registers than are ever live at once, or do
-        # not fit at all.  Then try again in order of first definition (a greedy
-        # colouring of straight-line live ranges needs no more than the pressure), and
-        # with liveness alone (the late-read rule is ptxas's habit, not a need); the
-        # fewest registers win, ptxas's way on a tie, and the first that reaches the
-        # pressure ends the search.
-        loose = Allocation(code, value_of, interference(code, [set(live) for live in code.live_out]), alloc.top)
-        for attempt, values in ((loose, order), (alloc, by_definition), (loose, by_definition)):
-            top = _colour(attempt, values)
-            if top is not None and (best is None or top < best):
-                best, chosen = top, _assignment(attempt)
-            if best is not None and best <= bound:
-                break
-        if best is None:
-            raise CompileError(Diagnostic(
-                f"more R registers live at once than the {len(ALLOCATABLE['R'])} available: "
-                f"ptxc does not spill registers"))
+    # (The pressure is at least the R units live after the instruction with the most
+    # units live: within SLACK of those, `best` is within SLACK of the pressure.)
+    if best is None or best > _pressure_at_fullest(code) + SLACK:
+        bound = pressure(alloc)
+        if best is None or best > bound + SLACK:
+            # ptxas's order (pairs, then quads, then single registers) and its late-read
+            # rule can paint it into a corner: pairs take the low registers a quad needed,
+            # and the values need many more registers than are ever live at once, or do
+            # not fit at all.  Then try again in order of first definition (a greedy
+            # colouring of straight-line live ranges needs no more than the pressure), and
+            # with liveness alone (the late-read rule is ptxas's habit, not a need); the
+            # fewest registers win, ptxas's way on a tie, and the first that reaches the
+            # pressure ends the search.
+            loose = Allocation(code, value_of, interference(code, [set(live) for live in code.live_out]), alloc.top)
+            by_definition = sorted(order, key=lambda v: (v.file not in ("P", "UP"), _first_def(v), v.first))
+            for attempt, values in ((loose, order), (alloc, by_definition), (loose, by_definition)):
+                top = _colour(attempt, values)
+                if top is not None and (best is None or top < best):
+                    best, chosen = top, _assignment(attempt)
+                if best is not None and best <= bound:
+                    break
+            if best is None:
+                raise CompileError(Diagnostic(
+                    f"more R registers live at once than the {len(ALLOCATABLE['R'])} available: "
+                    f"ptxc does not spill registers"))
     for value, phys in chosen.items():
         value.phys = phys
     func.num_regs = _allocated_regcount(alloc)
@@ -723,7 +783,13 @@ def _assignment(alloc: Allocation) -> dict:
 def pressure(alloc: Allocation) -> int:
     """The most virtual R units live after any instruction, plus R0 and R1 (the
     stack pointer sits below every value)."""
-    return 2 + max((sum(1 for u in live if u[0] == "R" and u[2]) for live in alloc.code.live_out), default=0)
+    return 2 + max((len([u for u in live if u[0] == "R" and u[2]]) for live in alloc.code.live_out), default=0)
+
+
+def _pressure_at_fullest(code: Code) -> int:
+    """A lower bound of `pressure`: its count after the instruction with the most units live."""
+    fullest = max(code.live_out, key=len, default=())
+    return 2 + len([u for u in fullest if u[0] == "R" and u[2]])
 
 
 def _first_def(value: Value) -> int:
@@ -734,7 +800,7 @@ def rewrite(alloc: Allocation) -> None:
     def physical(reg: Reg) -> Reg:
         if not reg.virtual:
             return reg
-        value = alloc.value_of[reg.key()]
+        value = alloc.value_of[(reg.file, reg.num, True)]
         # Reg(...) with every field: what replace(reg, num=..., virtual=False) builds
         return Reg(reg.file, value.phys + reg.num - value.first, False, reg.width, reg.neg, reg.abs, reg.inv,
                    reg.sel)

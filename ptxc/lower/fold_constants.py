@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..sass.ir import CBank, Imm, Instr, Reg, RZ
-from .vregs import encodable, read_units, write_counts
+from .vregs import encodable, read_units_among, write_counts
 
 COMMUTATIVE = {"IADD3": (0, 1), "IMAD": (0, 1), "FADD": (0, 1), "FMUL": (0, 1), "FFMA": (0, 1),
                "DADD": (0, 1), "DMUL": (0, 1), "DFMA": (0, 1), "IMNMX": (0, 1), "VIMNMX": (0, 1), "FMNMX": (0, 1)}
@@ -122,6 +122,8 @@ def fold_instr(instr: Instr, constants: dict, arch: str = "sm_89") -> None:
                     # a - 0 carries (no borrow), a + 0 does not (sub.s64 x - (y << 52)).
                     continue
                 options.append((not isinstance(value, CBank), slot, value))
+    if not options:
+        return                  # no constant source: nothing to try
     for _, slot, value in sorted(options, key=lambda o: (o[0], o[1])):
         if not (isinstance(instr.srcs[slot], Reg) and instr.srcs[slot].virtual):
             continue   # folded already (an earlier, better candidate of the same slot)
@@ -187,7 +189,7 @@ def remove_dead_moves(func, keys: set) -> None:
     """The MOVs writing `keys` (constant units: each written by one unguarded MOV of a
     constant, which reads no register) that nothing reads.  Removing them removes no
     read, so one pass finds them all."""
-    readers = read_units(func)
+    readers = read_units_among(func, keys)
     for block in func.blocks:
         block.instrs = [i for i in block.instrs
                         if not (i.op == "MOV" and i.dsts and i.dsts[0].key() in keys

@@ -54,11 +54,16 @@ def fuse_ffma(func) -> None:
 
 def _reader_counts(func) -> dict:
     counts: dict = {}
+    get = counts.get
     for instr in func.instrs():
-        for op in list(instr.srcs) + ([instr.pred] if instr.pred is not None else []):
+        for op in instr.srcs:
             for reg in regs_in(op):
                 for u in units(reg):
-                    counts[u] = counts.get(u, 0) + 1
+                    counts[u] = get(u, 0) + 1
+        if instr.pred is not None:
+            for reg in regs_in(instr.pred):
+                for u in units(reg):
+                    counts[u] = get(u, 0) + 1
     return counts
 
 

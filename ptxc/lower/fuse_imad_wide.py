@@ -49,6 +49,9 @@ def fuse_imad_wide(func) -> None:
 
 def remove_unused(func, candidates) -> None:
     """Delete instructions among `candidates` whose results nothing reads."""
+    candidates = list(candidates)
+    if not candidates:
+        return                     # nothing to delete: skip collecting the reads
     readers = read_units(func)   # per 32-bit unit: the high half of a product may be read alone
     dead = {id(i) for i in candidates
             if all(u not in readers for d in i.dsts if isinstance(d, Reg) for u in units(d))}

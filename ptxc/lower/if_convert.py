@@ -49,35 +49,40 @@ class _BlockFacts:
         self.memo: dict = {}
 
     def of(self, block) -> tuple:
-        entry = self.memo.get(id(block.instrs))
-        if entry is None or entry[0] is not block.instrs:
+        """(branch labels, falls through, Target labels) of the block."""
+        instrs = block.instrs
+        entry = self.memo.get(id(instrs))
+        if entry is None or entry[0] is not instrs:
             branch_labels, falls, targets = [], True, set()
-            for instr in block.instrs:
+            for instr in instrs:
                 if instr.op in BRANCHES:
                     branch_labels += [op.label for op in instr.srcs if getattr(op, "label", None) is not None]
                 if instr.op in STOPS and not is_guarded(instr) and not _has_condition(instr):
                     falls = False
                 targets.update(op.label for op in instr.srcs if isinstance(op, Target))
-            entry = self.memo[id(block.instrs)] = (block.instrs, branch_labels, falls, targets)
-        return entry[1:]
+            entry = self.memo[id(instrs)] = (instrs, (branch_labels, falls, targets))
+        return entry[1]
 
     def successors(self, func) -> list:
         """assign_regs.successors(func), from the kept facts."""
         index = {block.label: b for b, block in enumerate(func.blocks)}
         succs = []
+        last = len(func.blocks) - 1
+        of = self.of
         for b, block in enumerate(func.blocks):
-            branch_labels, falls, _ = self.of(block)
+            branch_labels, falls, _ = of(block)
             out = [index[label] for label in branch_labels if label in index]
-            if falls and b + 1 < len(func.blocks):
+            if falls and b < last:
                 out.append(b + 1)
-            succs.append(sorted(set(out)))
+            succs.append(out if len(out) < 2 else sorted(set(out)))   # (sorted(set(out)) when shorter)
         return succs
 
     def targets(self, func) -> set:
         """_branch_targets(func), from the kept facts."""
         out = set()
+        of = self.of
         for block in func.blocks:
-            out |= self.of(block)[2]
+            out |= of(block)[2]
         return out
 
 
@@ -96,7 +101,7 @@ def _convert_one(func, facts: _BlockFacts) -> bool:
         if t is None or f >= len(func.blocks):
             continue
         cond = branch.pred
-        taken, fall = _arm(func, succs, preds, t, a), _arm(func, succs, preds, f, a)
+        taken, fall = _arm(func, succs, preds, t, a, first_index), _arm(func, succs, preds, f, a, first_index)
         plan = _plan(taken, fall, t, f)
         if plan is None:
             continue
@@ -140,8 +145,9 @@ def _plan(taken, fall, t: int, f: int):
     return None
 
 
-def _arm(func, succs, preds, start: int, branch_block: int):
-    """(arm block or None, where the arm ends up, blocks only this arm uses)."""
+def _arm(func, succs, preds, start: int, branch_block: int, first_index: dict):
+    """(arm block or None, where the arm ends up, blocks only this arm uses);
+    first_index: label -> the index of the first block with that label."""
     dead = set()
     b = start
     entered_from = branch_block
@@ -152,7 +158,7 @@ def _arm(func, succs, preds, start: int, branch_block: int):
         if _is_jump(block):
             dead.add(b)
             entered_from = b
-            b = _index(func, block.instrs[0].srcs[0].label)
+            b = first_index.get(block.instrs[0].srcs[0].label)
             if b is None:
                 return None, None, set()
             continue
@@ -188,13 +194,6 @@ def _is_jump(block) -> bool:
 def _is_conditional_jump(instr) -> bool:
     return (instr is not None and instr.op == "BRA" and instr.pred is not None and len(instr.srcs) == 1
             and isinstance(instr.srcs[0], Target) and not instr.pred.is_zero)
-
-
-def _index(func, label: str):
-    for k, b in enumerate(func.blocks):
-        if b.label == label:
-            return k
-    return None
 
 
 def _preds(succs) -> list:

@@ -177,13 +177,14 @@ def address_taken(functions) -> list[str]:
     """The defined .func names that appear as an operand other than a call's callee, in module order."""
     functions = list(functions)
     names = {f.name for f in functions if f.defined and not f.entry}
+    if not names:
+        return []
     taken = set()
     for f in functions:
         for instr in f.instrs() if f.defined else ():
-            ops = list(instr.operands)
             if instr.base == "call":
                 continue
-            for op in ops:
+            for op in instr.operands:
                 for sym in _symbols(op):
                     if sym in names:
                         taken.add(sym)

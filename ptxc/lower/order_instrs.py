@@ -26,6 +26,8 @@ Guarantees: each block holds the same instructions in a dependence-respecting or
 from __future__ import annotations
 
 import heapq
+from collections import Counter
+from itertools import chain
 
 from ..sass.ir import Mem, Reg
 from .vregs import regs_in, units
@@ -57,12 +59,19 @@ def _latency(instr) -> int:
 
 
 def _reads(instr) -> set:
-    regs = [r for op in instr.srcs for r in regs_in(op)]
+    out = set()
+    for op in instr.srcs:
+        if isinstance(op, Reg) and op.width == 1:   # most operands (regs_in's test, no list)
+            if not op.is_zero:
+                out.add((op.file, op.num, op.virtual))
+            continue
+        for r in regs_in(op):
+            out.update(units(r))
     if instr.pred is not None:
-        regs.append(instr.pred)
+        out.update(units(instr.pred))
     if instr.op in DESCRIPTOR_READERS and "E" in instr.mods:
-        regs.append(Reg("UR", 4, width=2))
-    return {u for r in regs for u in units(r)}
+        out.update(units(Reg("UR", 4, width=2)))
+    return out
 
 
 def _writes(instr) -> set:
@@ -129,22 +138,23 @@ def order_block(instrs: list) -> list:
             height[i] = _latency(instrs[i]) + max(height[j] for j in succs[i])
     first_reader = [min(succs[i], default=len(instrs)) for i in range(len(instrs))]
     graph = (reads, writes, preds, succs, height, first_reader)
-    order = _list_schedule(*graph)
+    order, peak = _list_schedule(*graph)
     if len(order) > PRESSURE_LIMIT:
         # Hoisting by height can hold many more values than the source order did
         # (fe_int_types: sixteen results computed first, stored last: 35 units live
         # where the PTX order needs 23).  Then schedule again under a cap.
         cap = _peak(reads, writes, range(len(instrs))) + PRESSURE_MARGIN
-        if _peak(reads, writes, order) > max(cap, PRESSURE_LIMIT):
-            order = _list_schedule(*graph, cap=cap)
+        if peak > max(cap, PRESSURE_LIMIT):
+            order, _ = _list_schedule(*graph, cap=cap)
     return [instrs[i] for i in order]
 
 
-def _list_schedule(reads, writes, preds, succs, height, first_reader, cap: int | None = None) -> list[int]:
+def _list_schedule(reads, writes, preds, succs, height, first_reader, cap: int | None = None) -> tuple:
     """The order picked by height (see the module docstring), preferring what frees
     registers once more than PRESSURE_LIMIT values are in flight.  With a cap
     instead: by height, but a pick that would take the estimated pressure above the
-    cap gives way to the first instruction, in source order, that adds no register."""
+    cap gives way to the first instruction, in source order, that adds no register.
+    Returns (order, _peak along it)."""
     pressure = _Pressure(reads, writes)
     # Ready: every predecessor scheduled (counted down as they are; the keys below
     # end in the index, so the pick does not depend on the order of `ready`).  The
@@ -155,6 +165,7 @@ def _list_schedule(reads, writes, preds, succs, height, first_reader, cap: int |
     heap = [(-height[i], first_reader[i], i) for i in ready]
     heapq.heapify(heap)
     order = []
+    peak = 0
     while len(order) < len(preds):
         if cap is None and pressure.current > PRESSURE_LIMIT:
             # too many values in flight: prefer what frees registers over what adds them
@@ -168,12 +179,14 @@ def _list_schedule(reads, writes, preds, succs, height, first_reader, cap: int |
         ready.discard(best)
         order.append(best)
         pressure.schedule(best)
+        if pressure.current > peak:
+            peak = pressure.current
         for j in succs[best]:
             waiting[j] -= 1
             if not waiting[j]:
                 ready.add(j)
                 heapq.heappush(heap, (-height[j], first_reader[j], j))
-    return order
+    return order, peak
 
 
 def _peak(reads, writes, order) -> int:
@@ -205,10 +218,7 @@ class _Pressure:
     def __init__(self, reads: list, writes: list):
         self.reads = reads
         self.writes = writes
-        self.remaining: dict = {}
-        for units_read in self.reads:
-            for u in units_read:
-                self.remaining[u] = self.remaining.get(u, 0) + 1
+        self.remaining: dict = dict(Counter(chain.from_iterable(reads)))   # unit -> reads to come
         self.live: set = set()
         self.current = 0
 
@@ -218,14 +228,15 @@ class _Pressure:
         return added - freed
 
     def schedule(self, i: int) -> None:
+        remaining, live = self.remaining, self.live
         for u in self.reads[i]:
-            self.remaining[u] = self.remaining.get(u, 0) - 1
-            if self.remaining[u] <= 0 and u in self.live:
-                self.live.discard(u)
+            left = remaining[u] = remaining.get(u, 0) - 1
+            if left <= 0:
+                live.discard(u)
         for u in self.writes[i]:
-            if self.remaining.get(u, 0) > 0:
-                self.live.add(u)
-        self.current = len(self.live)
+            if remaining.get(u, 0) > 0:
+                live.add(u)
+        self.current = len(live)
 
 
 def order_instrs(func) -> None:

@@ -25,9 +25,9 @@ from .vregs import reg_operands, write_counts
 
 
 def propagate_copies(func) -> None:
-    if not any(_is_copy(i) for i in func.instrs()):
-        return                     # no copy: skip building the maps
     copies = [i for i in func.instrs() if _is_copy(i)]
+    if not copies:
+        return                     # no copy: skip building the maps
     defs = write_counts(func, {r.key() for i in copies for r in (i.dsts[0], i.srcs[0])})
     spans = None               # _value_spans, once a copy qualifies
     rename: dict = {}          # unit -> unit it becomes
@@ -52,8 +52,17 @@ def propagate_copies(func) -> None:
     for block in func.blocks:
         block.instrs = [i for i in block.instrs if id(i) not in removed]
         for instr in block.instrs:
-            if any(r.virtual and r.width == 1 and r.key() in final for r in reg_operands(instr)):
+            if _names_any(instr, final):
                 map_regs(instr, lambda r: _renamed(r, final))   # (elsewhere it would change nothing)
+
+
+def _names_any(instr, keys: dict) -> bool:
+    """Whether a virtual 32-bit register among reg_operands(instr) has its key in `keys`
+    (what _renamed changes)."""
+    for op in reg_operands(instr):
+        if op.virtual and op.width == 1 and (op.file, op.num, True) in keys:
+            return True
+    return False
 
 
 def _is_copy(instr) -> bool:
@@ -68,9 +77,14 @@ def _value_spans(func) -> dict:
     """Unit -> width of the widest operand naming it (2 or 4 for parts of tuples)."""
     spans: dict = {}
     for instr in func.instrs():
-        for op in list(instr.dsts) + list(instr.srcs):
-            regs = [op] if isinstance(op, Reg) else [op.base] if isinstance(op, Mem) and op.base is not None else []
-            for reg in regs:
+        for operands in (instr.dsts, instr.srcs):
+            for op in operands:
+                if isinstance(op, Reg):
+                    reg = op
+                elif isinstance(op, Mem) and op.base is not None:
+                    reg = op.base
+                else:
+                    continue
                 if reg.virtual and reg.width > 1:
                     for k in range(reg.width):
                         key = (reg.file, reg.num + k, True)

@@ -190,6 +190,7 @@ class Selector:
         self.func.info = KernelInfo()
         self.values: dict[str, Reg] = {}
         self.types: dict[str, str] = {}
+        self._decls = None      # see _declared_type
         # a .func's own parameters are on the stack (lower_calls), not in bank 0
         self.param_offsets = self._layout_params(ptx_func.params) if ptx_func.entry else {}
         self.block = Block(ptx_func.name)
@@ -282,11 +283,34 @@ class Selector:
     def reg_type(self, op: ptx.Reg) -> str:
         """The declared PTX type of a register, without the dot ('b32', 'pred')."""
         if op.name not in self.types:
-            declared = self.ptx_func.reg_type(op)
+            declared = self._declared_type(op)
             if declared is None:
                 raise Unsupported(f"register {op.name} is not declared")
             self.types[op.name] = declared.lstrip(".")
         return self.types[op.name]
+
+    def _declared_type(self, op: ptx.Reg) -> str | None:
+        """ptx_func.reg_type(op) (the first declaration naming it, honouring `%r<N>`
+        ranges), from an index of the declarations built on the first call."""
+        if self._decls is None:
+            exact, ranges = {}, {}
+            for k, decl in enumerate(self.ptx_func.regs):
+                if decl.count is None:
+                    exact.setdefault(decl.prefix, (k, decl.type))
+                else:
+                    ranges.setdefault(decl.prefix, []).append((k, decl.count, decl.type))
+            self._decls = (exact, ranges)
+        exact, ranges = self._decls
+        best = exact.get(op.name)
+        m = _NUMBERED.fullmatch(op.name)
+        if m:
+            num = int(m.group(2))
+            for k, count, type_ in ranges.get(m.group(1), ()):    # in declaration order
+                if num < count:
+                    if best is None or k < best[0]:
+                        best = (k, type_)
+                    break
+        return None if best is None else best[1]
 
     def reg(self, op: ptx.Reg) -> Reg:
         if op.name not in self.values:
@@ -463,11 +487,14 @@ class Selector:
         self.start_block(self.new_label("fallthrough"))
 
 
+_NUMBERED = re.compile(r"(%[a-zA-Z_$][\w$]*?)(\d+)")     # as ptx.Function.reg_type reads `%r12`
+
+
 def half(reg: Reg, which: int) -> Reg:
     """The low (0) or high (1) 32-bit half of a width-2 register (RZ stays RZ)."""
-    if reg.is_zero:
-        return replace(reg, width=1)
-    return replace(reg, num=reg.num + which, width=1)
+    # Reg(...) with every field: what replace(reg, num=..., width=1) builds, without its cost
+    num = reg.num if reg.is_zero else reg.num + which
+    return Reg(reg.file, num, reg.virtual, 1, reg.neg, reg.abs, reg.inv, reg.sel)
 
 
 def _mentions(op, name: str) -> bool:
@@ -481,8 +508,16 @@ def _mentions(op, name: str) -> bool:
 
 
 def _type_size(ptx_type: str) -> int:
+    size = _SIZE_OF.get(ptx_type)      # the usual names, with or without the dot
+    if size is not None:
+        return size
     ptx_type = ptx_type.lstrip(".")
     return 1 if ptx_type == "pred" else ptx.type_size(ptx_type)
+
+
+# _type_size of every name ptx.type_size knows, and with its dot: a table of the PTX types
+_SIZE_OF = {**{name: (1 if name == "pred" else size) for name, size in ptx._TYPE_SIZES.items()},
+            **{"." + name: (1 if name == "pred" else size) for name, size in ptx._TYPE_SIZES.items()}}
 
 
 def immediate_bits(op: ptx.Imm, type_: str) -> int:
@@ -560,17 +595,19 @@ SAME_SIZE_OPS = frozenset("add sub mul mad fma min max and or xor not neg abs di
 def check_operand_types(s: Selector, item: ptx.Instr) -> None:
     """A register of the wrong size for an arithmetic instruction (add.s32 on a 64-bit
     register) is an error at the instruction, not silently wrong code."""
-    if item.base not in SAME_SIZE_OPS or item.has("wide") or item.has("hi") and item.base == "mad":
+    parts = item.parts          # (once: each of base, has() and parts splits the opcode)
+    base, modifiers = parts[0], parts[1:]
+    if base not in SAME_SIZE_OPS or "wide" in modifiers or "hi" in modifiers and base == "mad":
         return
-    type_ = item.parts[-1]
+    type_ = parts[-1]
     if type_ not in ptx._TYPE_SIZES or type_ == "pred":
         return
     size = _type_size(type_)
-    operands = item.operands[:3] if item.base == "selp" else item.operands
+    operands = item.operands[:3] if base == "selp" else item.operands
     for op in operands:
         if isinstance(op, ptx.Reg):
             declared = s.reg_type(op)
-            if declared == "pred" and item.base in ("and", "or", "xor", "not"):
+            if declared == "pred" and base in ("and", "or", "xor", "not"):
                 continue
             if _type_size(declared) != size and not (declared in ("b16", "u16", "s16") and size == 2):
                 raise BadOperand(f"operand {op.name} is .{declared} but '{item.opcode}' works on .{type_}")

@@ -76,12 +76,11 @@ class Schedule:
             self.block_start[block.label] = len(self.slots)
             for instr in block.instrs:
                 cls = table.op_class(instr)
-                slot = Slot(instr, b, cls, table.cls(cls), table.reads(instr), table.writes(instr))
-                slot.read_units = {r.unit for r in slot.reads}
-                slot.write_units = {unit for _, unit in slot.writes}
-                slot.touched_units = slot.read_units | slot.write_units
-                slot.write_map = {unit: key for key, unit in slot.writes}
-                self.slots.append(slot)
+                reads, writes = table.reads(instr), table.writes(instr)
+                read_units = {r.unit for r in reads}
+                write_units = {unit for _, unit in writes}
+                self.slots.append(Slot(instr, b, cls, table.cls(cls), reads, writes, False, read_units, write_units,
+                                       read_units | write_units, {unit: key for key, unit in writes}))
         self._targets = [self._targets_of(k) for k in range(len(self.slots))]
         self._producers: dict = {}        # see producers
         for k in range(len(self.slots) - 1, -1, -1):   # padding ends the code
@@ -405,6 +404,8 @@ def add(state: dict[int, Pending], sb: int, kind: str, units: set, producer: int
 def settle(state: dict[int, Pending], mask: int) -> dict[int, Pending]:
     """After waiting on `mask`: those scoreboards are free, and a producer whose write
     completed has certainly read its sources too."""
+    if not mask:        # nothing waited on: every scoreboard stays (no producer set is empty)
+        return dict(state)
     done = set()
     for sb in range(SCOREBOARDS):
         if mask >> sb & 1 and sb in state:
@@ -576,11 +577,17 @@ def assign_stalls(sched: Schedule) -> None:
     for _ in range(5):      # until a forward branch sees its target's final offsets
         previous = dict(time)
         offsets_read: list = []
+        # While every time so far equals the last round's, an instruction not after a
+        # branch gets the time it got then (from the same earlier times, by the same
+        # rules): `time` still holds it.  Only after a branch does a round differ.
+        same = bool(previous)
         for n, j in enumerate(real):
             if n == 0:
                 time[j] = 0
                 continue
             p = real[n - 1]
+            if same and p not in branches:
+                continue
             tp = time[p]
             t = tp + min_stall[p]
             if n == 1:
@@ -614,6 +621,9 @@ def assign_stalls(sched: Schedule) -> None:
             if slots[p].instr.op in SHORT_STALL_OPS and t - time[p] > SHORT_STALL_OPS[slots[p].instr.op]:
                 # nvdisasm rejects a BSSY with a long stall: issue it later instead
                 time[p] = t - SHORT_STALL_OPS[slots[p].instr.op]
+                same = False
+            if same and t != time[j]:
+                same = False
             time[j] = t
         if time == previous or all(time[k] - time[start] == offset for start, k, offset in offsets_read):
             break

@@ -29,7 +29,7 @@ from itertools import chain
 from ..sass.ir import Imm, Instr, Mem, Reg, RZ, PT
 from .assign_regs import map_regs
 from .propagate_copies import propagate_copies
-from .vregs import write_counts
+from .vregs import units, write_counts
 
 
 ROUNDS = 4
@@ -197,14 +197,6 @@ def _single_uses(func, keys: set, writer_keys: set) -> tuple[dict, dict]:
     instruction that reads one twice is listed twice), for the virtual units asked
     about: `writer_keys` and `keys`."""
     writers, readers = {}, {}
-
-    def read(reg) -> None:
-        if reg.virtual:     # the keys asked about are virtual units
-            for k in range(reg.width):
-                unit = (reg.file, reg.num + k, True)
-                if unit in keys:
-                    readers.setdefault(unit, []).append(instr)
-
     for instr in func.instrs():
         for op in instr.dsts:
             if isinstance(op, Reg) and op.virtual:
@@ -212,18 +204,26 @@ def _single_uses(func, keys: set, writer_keys: set) -> tuple[dict, dict]:
                     unit = (op.file, op.num + k, True)
                     if unit in writer_keys:
                         writers.setdefault(unit, []).append(instr)
-        for op in instr.srcs:
+        for op in chain(instr.srcs, (instr.pred,)):    # the registers read, in operand order
             if isinstance(op, Reg):
-                read(op)
+                if op.width == 1:       # most operands: one unit, no list
+                    if op.virtual:      # (the keys asked about are virtual units)
+                        unit = (op.file, op.num, True)
+                        if unit in keys:
+                            readers.setdefault(unit, []).append(instr)
+                    continue
+                regs = (op,)
             elif isinstance(op, Mem):
-                if op.base is not None:
-                    read(op.base)
-                if op.ubase is not None:
-                    read(op.ubase)
-            elif isinstance(getattr(op, "index", None), Reg):
-                read(op.index)
-        if instr.pred is not None:
-            read(instr.pred)
+                regs = (op.base, op.ubase)
+            else:
+                index = getattr(op, "index", None)
+                regs = (index,) if isinstance(index, Reg) else ()
+            for reg in regs:
+                if reg is not None and reg.virtual:
+                    for k in range(reg.width):
+                        unit = (reg.file, reg.num + k, True)
+                        if unit in keys:
+                            readers.setdefault(unit, []).append(instr)
     return writers, readers
 
 
@@ -235,6 +235,10 @@ def _test_bits(func) -> bool:
             and i.srcs[0].virtual}
     if not keys:
         return False               # nothing to rewrite: skip building the use maps
+    if not any(i.op == "LOP3" and len(i.dsts) == 1 and isinstance(i.dsts[0], Reg) and i.pred is None
+               and any(u in keys for u in units(i.dsts[0])) and getattr(i.srcs[3], "bits", None) == 0xC0
+               and _zero(i.srcs[2]) for i in func.instrs()):
+        return False               # no LOP3 of the shape the rewrite needs writes one: the same
     results = {i.dsts[0].key() for i in func.instrs() if _bit_test_shape(i) and i.dsts[0].virtual}
     writers, readers = _single_uses(func, keys, keys | results)
     changed = False
@@ -292,6 +296,10 @@ def _combine_compares(func) -> bool:
         return False               # nothing to rewrite: skip building the use maps
     keys = {op.key() for i in func.instrs() if i.op == "PLOP3"
             for op in i.srcs[:2] if isinstance(op, Reg) and op.virtual}
+    if not any(i.op in ("ISETP", "FSETP") and i.dsts[0].key() in keys and i.pred is None and "EX" not in i.mods
+               and i.mods[-1] == "AND" and len(i.srcs) > 2 and _is_pt(i.srcs[2]) and _is_pt(i.dsts[1])
+               for i in func.instrs()):
+        return False               # no compare of the shape the rewrite needs writes one: the same
     compared = {op.key() for i in func.instrs() if i.op in ("ISETP", "FSETP")
                 for op in i.srcs[:2] if isinstance(op, Reg) and op.virtual}
     writers, readers = _single_uses(func, keys, keys | compared)

@@ -40,9 +40,9 @@ def spill_preds(func) -> None:
 def _victim(code, spilled: set):
     """The predicate to park, or None when the pressure fits."""
     worst, where = 0, None
-    for i, live in enumerate(code.live_out):
-        written = {u for r in written_regs(code.instrs[i]) if r.file == "P" for u in [r.key()]}
-        count = len({u for u in live if u[0] == "P"} | written)
+    for i, live in enumerate(code.live_out):   # (code of the P file: only P units are live)
+        written = {r.key() for r in code.results[i] if r.file == "P"}
+        count = len(live | written) if written else len(live)
         if count > worst:
             worst, where = count, i
     if worst <= PREDICATES:

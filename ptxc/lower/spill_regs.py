@@ -61,12 +61,14 @@ SLACK = 24
 def _fits_easily(func, max_reg_count) -> bool:
     """The most values live at once stays well below the budget: no spilling needed."""
     budget = (max_reg_count or 255) - 3
+    if pressure_bound(func, "R") + SLACK < budget:
+        return True             # (first: over the corpus it decides where the count below does not)
     units = set()
     for instr in func.instrs():
         for reg in written_regs(instr) + read_regs(instr):
             if reg.virtual and reg.file == "R":
                 units.update(range(reg.num, reg.num + reg.width))
-    if len(units) + SLACK < budget or pressure_bound(func, "R") + SLACK < budget:
+    if len(units) + SLACK < budget:
         return True
     code = build_code(func, frozenset({"R"}))
     pressure = max((sum(1 for u in live if u[0] == "R") for live in code.live_out), default=0)

@@ -35,9 +35,10 @@ def split_webs(func) -> None:
         return
     defs_at = {}   # instr index -> units it writes (candidates only)
     for i, instr in enumerate(instrs):
-        units = [r.key() for r in written_regs(instr) if r.key() in candidates]
-        if units:
-            defs_at[i] = units
+        for r in written_regs(instr):
+            key = (r.file, r.num, r.virtual)    # r.key()
+            if key in candidates:
+                defs_at.setdefault(i, []).append(key)
     reach_in = _reaching(func, instrs, block_of, defs_at)
     reads = [read_regs(instr) for instr in instrs]
     parent = {}
@@ -64,7 +65,7 @@ def split_webs(func) -> None:
         while i < len(instrs) and block_of[i] == b:
             instr = instrs[i]
             for reg in reads[i]:
-                unit = reg.key()
+                unit = (reg.file, reg.num, reg.virtual)     # reg.key()
                 if unit in candidates:
                     reaching = current.get(unit, set())
                     for d in reaching:
@@ -109,15 +110,22 @@ def _candidates(instrs) -> set:
     """Virtual units written more than once and only ever named alone."""
     wide, written = set(), {}
     for instr in instrs:
-        for op in list(instr.dsts) + list(instr.srcs) + ([instr.pred] if instr.pred is not None else []):
-            regs = [op] if isinstance(op, Reg) else [r for r in (op.base, op.ubase) if r is not None] \
-                if isinstance(op, Mem) else []
-            for reg in regs:
-                if reg.virtual and reg.width > 1:
-                    wide.update((reg.file, reg.num + k, True) for k in range(reg.width))
+        for operands in (instr.dsts, instr.srcs):
+            for op in operands:
+                if isinstance(op, Reg):
+                    if op.virtual and op.width > 1:
+                        wide.update((op.file, op.num + k, True) for k in range(op.width))
+                elif isinstance(op, Mem):
+                    for reg in (op.base, op.ubase):
+                        if reg is not None and reg.virtual and reg.width > 1:
+                            wide.update((reg.file, reg.num + k, True) for k in range(reg.width))
+        pred = instr.pred
+        if pred is not None and pred.virtual and pred.width > 1:
+            wide.update((pred.file, pred.num + k, True) for k in range(pred.width))
         for reg in written_regs(instr):
             if reg.virtual:
-                written[reg.key()] = written.get(reg.key(), 0) + 1
+                key = (reg.file, reg.num, True)
+                written[key] = written.get(key, 0) + 1
     return {u for u, n in written.items() if n > 1 and u not in wide}
 
 
@@ -136,30 +144,45 @@ def _reaching(func, instrs, block_of, defs_at) -> list:
                 gen[b][unit] = {(i, unit)}
                 killed[b].add(unit)
     # A worklist to the (unique, least) fixpoint: a block is visited again only when
-    # what reaches its start grew.
+    # what reaches its start grew, and then passes on only what is new (`fresh`: the
+    # sites that reached its start since its last visit); its own definitions go out
+    # on its first visit, and what they kill never gets through.
     reach_in = [dict() for _ in range(n)]
+    fresh = [dict() for _ in range(n)]
+    first = [True] * n
     work, queued = deque(range(n)), [True] * n
     while work:
         b = work.popleft()
         queued[b] = False
+        arrived, fresh[b] = fresh[b], {}
         out = {}
-        for unit, sites in reach_in[b].items():
+        for unit, sites in arrived.items():
             if unit not in killed[b]:
                 out[unit] = sites
-        for unit, sites in gen[b].items():
-            out[unit] = out.get(unit, set()) | sites if unit not in killed[b] or _guarded_only(sites, instrs) \
-                else sites
+        if first[b]:
+            first[b] = False
+            for unit, sites in gen[b].items():
+                out[unit] = out.get(unit, set()) | sites if unit not in killed[b] or _guarded_only(sites, instrs) \
+                    else sites
         for s in succs[b]:
-            target = reach_in[s]
+            target, pending = reach_in[s], fresh[s]
             grew = False
             for unit, sites in out.items():
                 have = target.get(unit)
                 if have is None:
                     target[unit] = set(sites)
-                    grew = True
-                elif not sites <= have:
-                    have |= sites
-                    grew = True
+                    new = sites
+                elif sites <= have:
+                    continue
+                else:
+                    new = sites - have
+                    have |= new
+                grew = True
+                waiting = pending.get(unit)
+                if waiting is None:
+                    pending[unit] = set(new)
+                else:
+                    waiting |= new
             if grew and not queued[s]:
                 queued[s] = True
                 work.append(s)

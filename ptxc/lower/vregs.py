@@ -39,7 +39,8 @@ def reg_operands(instr):
 
 def half(reg: Reg, which: int) -> Reg:
     """The low (0) or high (1) 32-bit half of a width-2 register."""
-    return replace(reg, num=reg.num + which, width=1)
+    # Reg(...) with every field: what replace(reg, num=..., width=1) builds, without its cost
+    return Reg(reg.file, reg.num + which, reg.virtual, 1, reg.neg, reg.abs, reg.inv, reg.sel)
 
 
 def units(reg: Reg) -> list[tuple]:
@@ -120,12 +121,12 @@ CBANK_LOADS = {"LDC", "ULDC"}
 def encodable(instr, arch: str = "sm_89") -> bool:
     """Whether `arch`'s table has a form for `instr` (virtual registers stand for any
     register of their file and width; immediates are range-checked)."""
-    from ..sass.encode import encode
-    from ..sass.ir import Instr
-    from ..sass.table import TableError, load
-    key = (arch, instr.op, instr.mods, instr.pred is not None, tuple(_signature(op) for op in instr.operands))
+    key = (arch, instr.op, instr.mods, instr.pred is not None, tuple(map(_signature, [*instr.dsts, *instr.srcs])))
     found = _encodable_cache.get(key)
     if found is None:
+        from ..sass.encode import encode        # here: the cache answers most questions
+        from ..sass.ir import Instr
+        from ..sass.table import TableError, load
         via_ldc = arch in CBANK_VIA_LDC and instr.op not in CBANK_LOADS
 
         def probe(op):
@@ -181,6 +182,11 @@ def write_counts(func, keys: set) -> dict:
         for instr in block.instrs:
             for op in instr.dsts:
                 if isinstance(op, Reg) and op.virtual:
+                    if op.width == 1:           # most registers: no loop
+                        unit = (op.file, op.num, True)
+                        if unit in keys:
+                            counts[unit] = get(unit, 0) + 1
+                        continue
                     for k in range(op.width):
                         unit = (op.file, op.num + k, True)
                         if unit in keys:
@@ -201,9 +207,16 @@ def pressure_bound(func, file: str) -> int:
     spread: set = set()         # units counted as live everywhere
     written_at = []
     index = 0
+    direct = file in ("P", "UP")    # predicates are never inside an address: read_regs, directly
     for b, block in enumerate(func.blocks):
         for instr in block.instrs:
-            reads = {u for r in read_regs(instr) if r.file == file for u in units(r)}
+            if direct:
+                reads = {u for r in instr.srcs if isinstance(r, Reg) and r.file == file and not r.is_zero
+                         for u in units(r)}
+                if instr.pred is not None and instr.pred.file == file and not instr.pred.is_zero:
+                    reads.update(units(instr.pred))
+            else:
+                reads = {u for r in read_regs(instr) if r.file == file for u in units(r)}
             writes = {u for r in instr.dsts if isinstance(r, Reg) and r.file == file and not r.is_zero
                       for u in units(r)}
             written_at.append(len(writes))
@@ -238,33 +251,62 @@ def read_units(func) -> set:
     """Every 32-bit register unit some instruction reads (guards included)."""
     out = set()
     add = out.add
-
-    def reg(r) -> None:
-        file, num, virtual = r.file, r.num, r.virtual
-        if not virtual and num == ZERO_REG.get(file):
-            return
-        if r.width == 1:
-            add((file, num, virtual))
-        else:
-            for k in range(r.width):
-                add((file, num + k, virtual))
-
     for block in func.blocks:
         for instr in block.instrs:
             for op in instr.srcs:
                 if isinstance(op, Reg):
-                    reg(op)
+                    if op.width == 1:       # most operands: a 32-bit register, no list
+                        if not op.is_zero:
+                            add((op.file, op.num, op.virtual))
+                        continue
+                    regs = (op,)
                 elif isinstance(op, Mem):
-                    if op.base is not None:
-                        reg(op.base)
-                    if op.ubase is not None:
-                        reg(op.ubase)
+                    regs = (op.base, op.ubase)
                 else:
                     index = getattr(op, "index", None)
-                    if isinstance(index, Reg):
-                        reg(index)
-            if instr.pred is not None:
-                reg(instr.pred)
+                    regs = (index,) if isinstance(index, Reg) else ()
+                for r in regs:
+                    if r is not None and not r.is_zero:
+                        for k in range(r.width):
+                            add((r.file, r.num + k, r.virtual))
+            pred = instr.pred
+            if pred is not None and not pred.is_zero:
+                for k in range(pred.width):
+                    add((pred.file, pred.num + k, pred.virtual))
+    return out
+
+
+def read_units_among(func, keys) -> set:
+    """read_units(func) & keys, without collecting the units outside `keys`."""
+    out = set()
+    add = out.add
+    for block in func.blocks:
+        for instr in block.instrs:
+            for op in instr.srcs:
+                if isinstance(op, Reg):
+                    if op.width == 1:       # most operands: a 32-bit register, no list
+                        unit = (op.file, op.num, op.virtual)
+                        if unit in keys and not op.is_zero:
+                            add(unit)
+                        continue
+                    regs = (op,)
+                elif isinstance(op, Mem):
+                    regs = (op.base, op.ubase)
+                else:
+                    index = getattr(op, "index", None)
+                    regs = (index,) if isinstance(index, Reg) else ()
+                for r in regs:
+                    if r is not None and not r.is_zero:
+                        for k in range(r.width):
+                            unit = (r.file, r.num + k, r.virtual)
+                            if unit in keys:
+                                add(unit)
+            pred = instr.pred
+            if pred is not None and not pred.is_zero:
+                for k in range(pred.width):
+                    unit = (pred.file, pred.num + k, pred.virtual)
+                    if unit in keys:
+                        add(unit)
     return out
 
 
@@ -272,15 +314,23 @@ def instr_read_units(instr) -> list:
     """The 32-bit register units one instruction reads (guard included), as read_units
     counts them; a unit may appear more than once."""
     out = []
-    for op in list(instr.srcs) + ([instr.pred] if instr.pred is not None else []):
+    append = out.append
+    for op in instr.srcs:
         if isinstance(op, Reg):
-            regs = [op]
+            if op.width == 1:       # most operands: a 32-bit register, no list
+                if not op.is_zero:
+                    append((op.file, op.num, op.virtual))
+                continue
+            regs = (op,)
         elif isinstance(op, Mem):
-            regs = [r for r in (op.base, op.ubase) if r is not None]
+            regs = (op.base, op.ubase)
         else:
             index = getattr(op, "index", None)
-            regs = [index] if isinstance(index, Reg) else []
+            regs = (index,) if isinstance(index, Reg) else ()
         for reg in regs:
-            if not reg.is_zero:
+            if reg is not None and not reg.is_zero:
                 out += units(reg)
+    pred = instr.pred
+    if pred is not None and not pred.is_zero:
+        out += units(pred)
     return out

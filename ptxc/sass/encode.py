@@ -24,9 +24,12 @@ def encode(instr: Instr, addr: int = 0, table: Table | None = None) -> bytes:
         word = instr.srcs[0].bits & ~CTRL_MASK | instr.ctrl.pack() << CTRL_SHIFT
         return word.to_bytes(16, "little")
     for op in instr.operands + ([instr.pred] if instr.pred else []):
-        regs = [op] if isinstance(op, Reg) else [getattr(op, "base", None), getattr(op, "ubase", None),
-                                                 cbank_index(op)]
-        if any(r is not None and r.virtual for r in regs):
+        if isinstance(op, Reg):
+            virtual = op.virtual
+        else:
+            virtual = any(r is not None and r.virtual
+                          for r in (getattr(op, "base", None), getattr(op, "ubase", None), cbank_index(op)))
+        if virtual:
             raise EncodeError(f"virtual register in {format_ir(instr)}: registers are allocated before encoding")
     errors = []
     for form, values, operands in matching_forms(table, instr):
@@ -47,9 +50,13 @@ def encode_all(instrs, base: int = 0, table: Table | None = None) -> bytes:
 
 
 def encode_form(form: Form, values: dict, instr: Instr, addr: int, operands: list) -> int:
-    word = form.template
-    for i, value in values.items():
-        word = form.slots[i].field.put(word, value)
+    key = tuple(values.items())
+    word = form.slot_words.get(key)
+    if word is None:
+        word = form.template
+        for i, value in values.items():
+            word = form.slots[i].field.put(word, value)
+        form.slot_words[key] = word
     if instr.mods and instr.mods[0] in form.alias_tokens:
         rule = dict(form.aliases)[instr.mods[0]]
         if not alias_holds(rule, operands):
@@ -67,9 +74,8 @@ def encode_form(form: Form, values: dict, instr: Instr, addr: int, operands: lis
 
 
 def _flags(word: int, spec: OperandSpec, op) -> int:
-    for flag in ("neg", "abs", "inv"):
-        if flag in spec.fields:
-            word = spec.fields[flag].put(word, int(bool(getattr(op, flag, False))))
+    for flag, field in spec.flag_fields:
+        word = field.put(word, int(bool(getattr(op, flag, False))))
     return word
 
 
@@ -87,7 +93,10 @@ def encode_operand(word: int, spec: OperandSpec, op, addr: int, values: dict | N
     f = spec.fields
     word = _flags(word, spec, op)
     if spec.kind == "reg":
-        return _put_part(_put_part(word, spec, "num", op.num), spec, "sel", reg_sel(op), values)
+        word = _put_part(word, spec, "num", op.num)
+        if "sel" in f:              # (_put_part leaves the word as it is without the field)
+            word = _put_part(word, spec, "sel", reg_sel(op), values)
+        return word
     if spec.kind == "cbank":
         index = cbank_index(op)
         word = _put_part(word, spec, "index", ZERO_REG[spec.index_file] if index is None else index.num)

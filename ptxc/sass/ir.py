@@ -9,6 +9,7 @@ ptxas's scheduler sets and the hardware obeys.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Union
 
 # Register numbers that name a zero / true register in each file.
@@ -16,7 +17,7 @@ RZ, PT, URZ, UPT = 255, 7, 63, 7
 ZERO_REG = {"R": RZ, "P": PT, "UR": URZ, "UP": UPT}  # convergence barriers (B0..B15) have none
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Reg:
     """A register operand.  `width` counts 32-bit registers (2 for a 64-bit value,
     printed `.64` inside an address); neg/abs/inv are operand modifiers
@@ -29,10 +30,15 @@ class Reg:
     abs: bool = False
     inv: bool = False
     sel: str = ""        # a half or scale selector printed after the name: `.H0_H0`, `.X4`
+    is_zero: bool = field(init=False, repr=False, compare=False)   # see __post_init__
 
-    @property
-    def is_zero(self) -> bool:
-        return not self.virtual and self.num == ZERO_REG.get(self.file)
+    def __post_init__(self):
+        # RZ, PT, URZ, UPT (read as constants): asked far more often than a register is
+        # made, so computed once here.  A field left out of __init__, equality, hashing
+        # and repr.  (Slots, and object.__setattr__ as the generated __init__ stores
+        # the fields: an own __init__ writing self.__dict__ made every later attribute
+        # read of a register slower.)
+        object.__setattr__(self, "is_zero", not self.virtual and self.num == ZERO_REG.get(self.file))
 
     def key(self) -> tuple:
         """Identity of the value, ignoring operand modifiers."""
@@ -54,7 +60,7 @@ def UR(num: int, width: int = 1) -> Reg:
     return Reg("UR", num, width=width)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Imm:
     """An immediate: `bits` is the raw value as encoded; `kind` says how it prints
     ('int', 'f32' or 'f64')."""
@@ -62,7 +68,7 @@ class Imm:
     kind: str = "int"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CBank:
     """A constant-bank operand `c[bank][offset]`, possibly negated or absolute
     (`-c[0x0][0x160]`, `|c[0x0][0x160]|` in float instructions)."""
@@ -73,7 +79,7 @@ class CBank:
     index: "Reg | None" = None   # `c[0x3][R8+0x100]`, `c[0x3][UR4]`
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Mem:
     """A memory address `[base.64+ubase+offset]`; base width 2 prints `.64`."""
     base: Reg | None
@@ -82,12 +88,12 @@ class Mem:
     desc: Reg | None = None      # the memory descriptor (UR4) that `.E` accesses encode but never print
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SpecialReg:
     name: str  # 'SR_CTAID.X', 'SR_TID.X', 'SR_LANEID', ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Target:
     """A branch target: a label before layout, an address after it."""
     label: str | None = None
@@ -159,8 +165,9 @@ class Function:
     module_vars: object = None
 
     def instrs(self):
-        for block in self.blocks:
-            yield from block.instrs
+        """Every instruction, in layout order (lazily, block by block, as a generator
+        with `yield from block.instrs` would: each block's list is read on reaching it)."""
+        return chain.from_iterable(block.instrs for block in self.blocks)
 
     def new_vreg(self, file: str = "R", width: int = 1) -> Reg:
         n = self.next_vreg.get(file, 0)

@@ -41,7 +41,7 @@ def reg_units(reg: Reg) -> list[tuple[str, int]]:
     convergence barriers (B0..B15) are ordered by the code, not by scoreboards."""
     if reg.is_zero or reg.file == "B":
         return []
-    if reg.file in ("P", "UP"):
+    if reg.width == 1 or reg.file in ("P", "UP"):
         return [(reg.file, reg.num)]
     return [(reg.file, reg.num + k) for k in range(reg.width)]
 
@@ -235,8 +235,11 @@ def _table_reuse_slots(instr: Instr, arch: str = "sm_89"):
     return slots
 
 
+_FILE_ROLES = {"R": "reg", "UR": "ureg", "P": "pred", "UP": "upred"}
+
+
 def _file_role(file: str) -> str:
-    return {"R": "reg", "UR": "ureg", "P": "pred", "UP": "upred"}[file]
+    return _FILE_ROLES[file]
 
 
 # Architectures without a measured table of their own borrow a close one: sm_90

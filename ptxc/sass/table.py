@@ -124,15 +124,16 @@ class Field:
     @cached_property
     def _put_plan(self) -> tuple:
         """What `put` needs, computed once per field: (bias, lowest and highest+1 raw
-        value, value mask, [(lo, mask, shift)], the value bits the pieces hold)."""
+        value, value mask, [(lo, mask, shift, the word with the piece's bits clear)], the
+        value bits the pieces cannot hold)."""
         top = self.top
         kept = 0
         pieces = []
         for lo, width, shift in self.pieces:
             mask = (1 << width) - 1
-            pieces.append((lo, mask, shift))
+            pieces.append((lo, mask, shift, ~(mask << lo)))
             kept |= mask << shift
-        return (self.bias, -(1 << (top - 1)), 1 << top, (1 << top) - 1, tuple(pieces), kept)
+        return (self.bias, -(1 << (top - 1)), 1 << top, (1 << top) - 1, tuple(pieces), ~kept)
 
     @property
     def low(self) -> int:
@@ -154,14 +155,14 @@ class Field:
     def put(self, word: int, value: int) -> int:
         """Store `value`: the field's bits, or a negative number in two's complement (an
         immediate -1 is 0xffffffff), plus the bias for PC-relative fields."""
-        bias, low, high, value_mask, pieces, kept = self._put_plan
+        bias, low, high, value_mask, pieces, lost = self._put_plan
         raw = value - bias
         if not low <= raw < high:
             raise TableError(f"value {value:#x} does not fit a {self.top}-bit field")
         raw &= value_mask
-        for lo, mask, shift in pieces:
-            word = (word & ~(mask << lo)) | (((raw >> shift) & mask) << lo)
-        if raw & ~kept:
+        for lo, mask, shift, clear in pieces:
+            word = (word & clear) | (((raw >> shift) & mask) << lo)
+        if raw & lost:
             raise TableError(f"value {value:#x} has bits the field cannot hold (alignment?)")
         return word
 
@@ -206,6 +207,18 @@ class OperandSpec:
     index_file: str = "R"          # cbank: the file of its index register (c[0x3][UR4])
     also_written: bool = False     # a source the instruction also writes (BMOV.32.CLEAR's B6)
     desc_printed: bool = False     # mem: nvdisasm prints the descriptor, `desc[UR4][R2.64]` (sm_90)
+    # Derived from the above, for the encoder: ((flag, Field), ...) of the operand
+    # modifiers (neg, abs, inv) it has fields for; ((flag, required), ...): an operand
+    # fits only if it has each flag that is required (fixed_flags) and none it has no
+    # field for (the flags it may have or not are left out).
+    flag_fields: tuple = field(init=False, repr=False, compare=False)
+    flag_checks: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        flags = ("neg", "abs", "inv")
+        self.flag_fields = tuple((flag, self.fields[flag]) for flag in flags if flag in self.fields)
+        self.flag_checks = tuple((flag, flag in self.fixed_flags) for flag in flags
+                                 if flag in self.fixed_flags or flag not in self.fields)
 
     def names(self, part: str, values: dict) -> dict:
         """Value -> text of a named part, for an instruction whose modifier fields hold
@@ -262,14 +275,18 @@ class Form:
     effects: dict = field(default_factory=dict)
     example: str = ""
     free: int = 0                  # bits no field or opcode claims: as `template` has them
+    # The template with the modifier fields stored, per their values (encode_form's
+    # first step; a per-process memo of table data, like Table.mods_cache).
+    slot_words: dict = field(default_factory=dict, repr=False, compare=False)
+    alias_tokens: frozenset = field(init=False, repr=False, compare=False)   # the aliases' tokens
+
+    def __post_init__(self):
+        self.alias_tokens = frozenset(token for token, _ in self.aliases)
 
     @property
     def opcode(self) -> int:
         return self.value & 0xFFF
 
-    @property
-    def alias_tokens(self) -> set:
-        return {token for token, _ in self.aliases}
 
     def ndsts(self) -> int:
         return sum(1 for o in self.operands if o.role == "dst")
@@ -331,7 +348,16 @@ def operand_kind(op) -> str:
 
 
 def operand_kinds(operands) -> tuple:
-    return tuple(operand_kind(o) for o in operands)
+    out = []
+    for o in operands:      # (registers and immediates, most operands, without the call)
+        t = type(o)
+        if t is Reg:
+            out.append(o.file)
+        elif t is Imm:
+            out.append(FLOAT_KINDS.get(o.kind, "I"))
+        else:
+            out.append(operand_kind(o))
+    return tuple(out)
 
 
 def _operand(d: dict) -> OperandSpec:
@@ -461,12 +487,8 @@ def operand_fits(spec: OperandSpec, op, values: dict | None = None) -> bool:
     """Whether an IR operand has the shape this operand of a form can hold (values are
     range-checked when encoding); `values` are the form's modifier field values."""
     values = values or {}
-    for flag in ("neg", "abs", "inv"):
-        has = bool(getattr(op, flag, False))
-        if flag in spec.fixed_flags:
-            if not has:
-                return False
-        elif has and flag not in spec.fields:
+    for flag, required in spec.flag_checks:
+        if bool(getattr(op, flag, False)) != required:
             return False
     if spec.kind == "reg":
         if op.virtual or (spec.fixed is not None and op.num != spec.fixed):
