@@ -757,3 +757,16 @@ def test_frame_fields_round_trip():
                         fde_end=k.fde_end, shared_align=k.shared_align, dynamic_shared=k.dynamic_shared)
             for k in kernels]
     assert read_cubin(write_cubin(sm89)).kernels == sm89
+
+
+def test_relocation_offset_out_of_range():
+    """Regression (mutated cubins given to `ptxc dump`): a .rel.debug_frame entry whose
+    offset is past any size was an internal OverflowError, not a CubinError."""
+    from ptxc.driver import cubin_bytes, load_module, lower_module
+    from ptxc.lower.pipeline import Options
+    ptx = (Path(__file__).resolve().parent.parent / "testsuite" / "lower" / "fold_cvta.ptx")
+    data = bytearray(cubin_bytes(lower_module(load_module(str(ptx), ptx.read_text()), Options()), "sm_89"))
+    rel = next(s for s in read_cubin(bytes(data)).sections if s.name == ".rel.debug_frame")
+    struct.pack_into("<Q", data, rel.offset, (1 << 63) + 5)      # the first entry's r_offset
+    with pytest.raises(CubinError, match="malformed cubin: an offset out of range"):
+        read_cubin(bytes(data), "bad.cubin")

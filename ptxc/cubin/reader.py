@@ -77,8 +77,9 @@ def read_cubin(data: bytes, filename: str = "x.cubin") -> Cubin:
         return _read(bytes(data), filename)
     except CubinError:
         raise
-    except (struct.error, ValueError, IndexError, KeyError, StopIteration) as err:
-        raise CubinError(f"malformed cubin: {err}", filename) from None
+    except (struct.error, ValueError, IndexError, KeyError, StopIteration, OverflowError) as err:
+        why = "an offset out of range" if isinstance(err, OverflowError) else err
+        raise CubinError(f"malformed cubin: {why}", filename) from None
 
 
 def _read(data: bytes, filename: str) -> Cubin:
