@@ -413,7 +413,8 @@ class FunctionCodegen:
         plans = self.module.plans
         found = plans.get(id(fdef))
         if found is None:
-            found = plans[id(fdef)] = plan_body(fdef.body, self.module.loop_pragmas, self.module.deref_cache)
+            found = plans[id(fdef)] = plan_body(fdef.body, self.module.loop_pragmas,
+                                                self.module.deref_cache, fdef.param_symbols)
         return found
 
     # ---- the local memory frame ------------------------------------------------------

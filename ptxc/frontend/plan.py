@@ -247,6 +247,23 @@ class Planner:
 
     # ---- loops -------------------------------------------------------------------------
     def visit_for(self, stmt: A.ForStmt) -> bool:
+        values = self.plan_loop(stmt)
+        if stmt.init is not None:
+            self.visit(stmt.init)
+        for part in (stmt.cond, stmt.step):
+            if part is not None:
+                self.visit(part)
+        if values is None:
+            self.visit(stmt.body)
+            return False
+        sym = stmt.init.declarators[0].symbol
+        self.constants.add(sym)
+        self.visit(stmt.body)
+        self.constants.discard(sym)
+        return False
+
+    def plan_loop(self, stmt: A.ForStmt):
+        """Decide whether `stmt` unrolls (into plan.unroll); its induction values or None."""
         values = self.trip_values(stmt)
         pragma = self.pragmas.get(stmt.loc[0])
         if values is not None:
@@ -259,20 +276,9 @@ class Planner:
                 values = None
             elif limit is None and len(values) * body_cost(stmt.body) > UNROLL_THRESHOLD:
                 values = None
-        if stmt.init is not None:
-            self.visit(stmt.init)
-        for part in (stmt.cond, stmt.step):
-            if part is not None:
-                self.visit(part)
-        if values is None:
-            self.visit(stmt.body)
-            return False
-        sym = stmt.init.declarators[0].symbol
-        self.plan.unroll[id(stmt)] = values
-        self.constants.add(sym)
-        self.visit(stmt.body)
-        self.constants.discard(sym)
-        return False
+        if values is not None:
+            self.plan.unroll[id(stmt)] = values
+        return values
 
     def trip_values(self, stmt: A.ForStmt):
         """The values of the induction variable, if the loop runs a constant number of
@@ -297,7 +303,9 @@ class Planner:
         if not isinstance(limit, (int, float)):
             return None
         step = _step_function(stmt.step, sym)
-        if step is None or _writes(stmt.body, sym) or sym.address_taken:
+        # (sema counts every write of sym: one is the step, so only a count above one
+        # needs the body searched)
+        if step is None or sym.address_taken or (sym.assign_count > 1 and _writes(stmt.body, sym)):
             return None
         compare = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
                    ">=": lambda a, b: a >= b, "!=": lambda a, b: a != b}[op]
@@ -420,10 +428,60 @@ def body_cost(node, _active: frozenset = frozenset()) -> int:
     return cost
 
 
-def plan_body(body: A.Node, pragmas: dict[int, str] | None = None, deref_cache: dict | None = None) -> BodyPlan:
+def plan_body(body: A.Node, pragmas: dict[int, str] | None = None, deref_cache: dict | None = None,
+              params=()) -> BodyPlan:
+    """The plan of a function body (`params`: its parameters' VarSymbols)."""
     planner = Planner(pragmas, deref_cache)
-    planner.visit(body)
+    loops = _statement_loops(body, params)
+    if loops is None:
+        planner.visit(body)
+    else:   # no variable the expressions could put in memory or write in part: only loops to plan
+        for stmt in loops:
+            planner.plan_loop(stmt)
     return planner.plan
+
+
+# The statements directly inside each kind of statement (expressions aside).
+_SUBSTATEMENTS = {
+    A.CompoundStmt: lambda s: s.items, A.IfStmt: lambda s: (s.then, s.else_) if s.else_ else (s.then,),
+    A.WhileStmt: lambda s: (s.body,), A.DoStmt: lambda s: (s.body,), A.SwitchStmt: lambda s: (s.body,),
+    A.CaseStmt: lambda s: (s.body,), A.DefaultStmt: lambda s: (s.body,),
+    A.ForStmt: lambda s: (s.init, s.body) if s.init is not None else (s.body,),
+}
+
+
+def _in_plan(sym) -> bool:
+    """Could the expression walk put `sym` in `in_memory` or `written` (an aggregate, or
+    a variable whose address is taken) where codegen reads it (an automatic variable)?"""
+    return sym is not None and sym.space is None and not sym.is_static and (
+        sym.address_taken or is_aggregate(sym.type))
+
+
+def _statement_loops(body, params):
+    """The `for` statements of a body, outermost first in source order, when its
+    expressions need no walk: no parameter or automatic local is an aggregate or has
+    its address taken, so in_memory and written stay empty (sema's address_taken
+    marks every `&x` of a scalar; the other ways in concern aggregates).  None when
+    the full walk is needed."""
+    for psym in params:
+        if _in_plan(psym):
+            return None
+    loops = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is A.Declaration:
+            for init in node.declarators:
+                if _in_plan(init.symbol):
+                    return None
+            continue
+        inner = _SUBSTATEMENTS.get(cls)
+        if inner is not None:
+            if cls is A.ForStmt:
+                loops.append(node)
+            stack.extend(reversed(inner(node)))
+    return loops
 
 
 def loop_pragmas(pragmas: list[tuple[int, str]], loop_lines) -> dict[int, str]:
