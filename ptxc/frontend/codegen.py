@@ -40,7 +40,7 @@ from .plan import CHILDREN_OF, loop_pragmas, plan_body
 from .vir import (AggValue, RegAgg, is_aggregate, leaf_range, leaves, FLOAT_CMP, FLOAT_INVERSE, GENERIC, INT_CMP, INVERSE, SPECIAL_REGS, SWAPPED, Block, MemRef,
                   PointerInfo, Unsupported, VarRef, VReg, arith_type, bits, canonical_compare, cvt_int, defines,
                   exact_reciprocal, f32_bits, float_type, fold_compare, imm_for, int_type, memory_type, mov_type,
-                  param_type, reg_class, sel_type, value_key, OpcodeTable, PURE_OPCODE, READS_FIRST)
+                  param_type, reg_class, sel_type, value_key, ENDS_BLOCK, OpcodeTable, PURE_OPCODE, READS_FIRST)
 
 
 class FunctionCodegen:
@@ -2072,7 +2072,7 @@ def _int_opcodes(width: int, signed: bool) -> dict:
 _INT_OPCODES = {(width, signed): _int_opcodes(width, signed) for width in (16, 32, 64) for signed in (False, True)}
 _FLOAT_OPCODES = {"+": "add", "-": "sub", "*": "mul", "/": "div.rn"}
 
-_ENDS_BLOCK = OpcodeTable(lambda opcode: opcode.startswith(("bra", "ret", "exi")))
+_ENDS_BLOCK = ENDS_BLOCK
 
 # Opcodes whose two operands commute (LLVM orders them by rank).
 _COMMUTATIVE = ("add.", "mul.lo", "mul.wide", "mul.f", "and.", "or.", "xor.", "min.", "max.", "mul24.", "mul.hi")

@@ -315,11 +315,16 @@ def _expand(cg, tpl: Template, args: list) -> dict:
 
 
 def _generate(tpl: Template):
-    """The template's steps (_compile) as the Python function that runs them: each
-    instruction one `emit` call with its operands written out, each template register a
-    local variable (made at its first sighting, fresh per instantiation), each label
-    likewise.  Built once per template and process; what it emits is what a loop over
-    the steps would emit, in the same order."""
+    """The template's steps (_compile) as the Python function that runs them, built once
+    per template and process: each template register a local variable (made at its first
+    sighting, fresh per instantiation), each label likewise.  A run of plain
+    instructions (a segment) is one list of ir.Instr appended to the current block at
+    once, its registers numbered from cg.next_id in order of first sighting, and the
+    reads it makes of each register are added to cg.uses once, at the end (they are
+    known here); branches, labels, parameters, results and nested calls go through
+    cg's methods.  What it emits is what calling cg.emit per instruction would emit,
+    in the same order, with the same register numbers and use counts."""
+    from .vir import ENDS_BLOCK, READS_FIRST, VReg   # (here: sema imports this module, vir imports sema)
     if tpl.steps is None:
         _compile(tpl)
     lib = library()
@@ -329,7 +334,10 @@ def _generate(tpl: Template):
     variables: dict = {}        # template register -> local variable name
     labels: dict = {}           # template label -> local variable name
     bound: set = set()          # template registers certainly made (or bound) at this point
+    reads: dict = {}            # template register -> reads by segment instructions
     lines: list = []
+    segment: list = []          # the current segment's instructions (Python expressions)
+    fresh: list = []            # the current segment's new registers (statements)
 
     def constant(value) -> str:
         constants.append(value)
@@ -342,14 +350,19 @@ def _generate(tpl: Template):
         return found
 
     def reg(name: str, indent: str = "    ") -> str:
-        """reg(name) of the loop: the register, made (a statement before) at first sight."""
+        """The register, made (a statement before) at first sight: numbered in the
+        segment when one is open, else by cg.new_reg."""
         if name in ("%SPL", "%SP"):
             return f"frame_register({name!r})"
         local = var(name)
         if name not in bound:
-            lines.append(f"{indent}{local} = new_reg({classes[name]!r})")
+            if in_segment[0]:
+                fresh.append(f"{indent}{local} = VReg(n + {len(fresh_ids) + 1}, {classes[name]!r})")
+                fresh_ids.append(name)
+            else:
+                lines.append(f"{indent}{local} = new_reg({classes[name]!r})")
             if name in multi:
-                lines.append(f"{indent}mutable_add({local})")
+                (fresh if in_segment[0] else lines).append(f"{indent}mutable_add({local})")
             bound.add(name)
         return local
 
@@ -372,28 +385,81 @@ def _generate(tpl: Template):
             return "Vector((" + "".join(f"{value(e)}, " for e in spec[1]) + "))"
         return f"Symbol({label(spec[1])})"
 
-    lines += ["    new_reg = cg.new_reg", "    emit = cg.emit", "    frozen_add = cg.frozen.add",
+    def count_reads(opcode: str, specs: tuple, guard) -> None:
+        """The registers emit() would count as read (vir.instr_uses)."""
+        read = specs
+        if specs and (specs[0][0] == 4 or (specs[0][0] == 0 and not READS_FIRST[opcode])):
+            read = specs[1:]
+        names = []
+        for spec in read:
+            if spec[0] in (0, 2):
+                names.append(spec[1])
+            elif spec[0] == 4:
+                names.extend(e[1] for e in spec[1] if e[0] == 0)
+        if guard:
+            names.append(guard)
+        for name in names:
+            if name not in ("%SPL", "%SP"):
+                reads[name] = reads.get(name, 0) + 1
+
+    in_segment = [False]
+    fresh_ids: list = []
+
+    def flush() -> None:
+        """Close the open segment: its registers, its instructions appended, frozen."""
+        if not in_segment[0]:
+            return
+        in_segment[0] = False
+        lines.extend(["    instrs = cg.block.instrs",
+                      "    if instrs and _ENDS_BLOCK[instrs[-1].opcode]:  # (code after a branch: a new block)",
+                      "        cg.new_block()",
+                      "        instrs = cg.block.instrs",
+                      "    n = cg.next_id"])
+        lines.extend(fresh)
+        lines.append("    seg = [" + ",\n           ".join(segment) + "]")
+        if fresh_ids:
+            lines.append(f"    cg.next_id = n + {len(fresh_ids)}")
+        lines.extend(["    instrs += seg", "    frozen_update(map(id, seg))",
+                      "    if cg.region_tag is not None:", "        _tag_region(cg, seg)"])
+        segment.clear()
+        fresh.clear()
+        fresh_ids.clear()
+
+    lines += ["    new_reg = cg.new_reg", "    emit = cg.emit", "    frozen_update = cg.frozen.update",
               "    mutable_add = cg.mutable.add", "    make_label = cg.make_label",
               "    frame_register = cg.frame_register"]
     if tpl.depot:
         lines.append(f"    depot = cg.local_region{tpl.depot!r}")
     else:
         lines.append("    depot = 0")
-    lines += ["    for name in tpl.globals:", "        cg.module.add_global(lib.variables[name])",
-              "    saved = cg.region_start()", "    results = {}"]
+    if tpl.globals:
+        lines += ["    for name in tpl.globals:", "        cg.module.add_global(lib.variables[name])"]
+    start = len(lines)   # (where `saved = cg.region_start()` goes if the template branches)
+    lines.append("    results = {}")
     if tpl.needs_end:
         lines += ["    end_label = make_label()", "    result_regs = {}"]
     for step in tpl.steps:
         kind = step[0]
         if kind == "instr":
             _, opcode, specs, guard, negated, frame = step
+            if any(spec[0] == 5 for spec in specs) or ENDS_BLOCK[opcode]:
+                # (a label operand or a block end: emitted alone, as cg.emit would)
+                flush()
+                operands = [value(spec) for spec in specs]
+                options = (f"guard={reg(guard)}, " if guard else "") + ("negated=True, " if negated else "")
+                lines.append(f"    cg.frozen.add(id(emit({opcode!r}, {', '.join(operands)}"
+                             f"{', ' if operands else ''}{options}rank=False)))")
+                continue
+            in_segment[0] = True
             operands = [value(spec) for spec in specs]
             if frame:
                 operands[2] = f"Imm({operands[2]}.value + depot)"
-            options = (f"guard={reg(guard)}, " if guard else "") + ("negated=True, " if negated else "")
-            lines.append(f"    frozen_add(id(emit({opcode!r}, {', '.join(operands)}{', ' if operands else ''}"
-                         f"{options}rank=False)))")
-        elif kind == "label":
+            guard_text = reg(guard) if guard else "None"
+            segment.append(f"Instr({opcode!r}, [{', '.join(operands)}], {guard_text}, {negated!r})")
+            count_reads(opcode, specs, guard)
+            continue
+        flush()
+        if kind == "label":
             lines.append(f"    cg.place({label(step[1])})")
         elif kind == "bra":
             target = label(step[1])
@@ -435,16 +501,30 @@ def _generate(tpl: Template):
             for template_reg, offset in call.results:
                 dst = reg(template_reg.name)
                 lines.append(f"    emit('mov.' + _MOV[{dst}.cls], {dst}, values[{offset}])")
+    flush()
     if tpl.needs_end:
         lines.append("    cg.place(end_label)")
     if labels:  # the template branched: what was known before it is known after it
+        lines.insert(start, "    saved = cg.region_start()")
         lines.append("    cg.region_join(saved)")
+    if reads:   # the segments' reads, counted as emit() would have
+        lines.append("    uses = cg.uses")
+        for name, count in reads.items():
+            local = var(name)
+            lines.append(f"    uses[{local}] = uses.get({local}, 0) + {count}")
     lines.append("    return results")
     namespace = {"K": constants, "tpl": tpl, "lib": lib, "Imm": ir.Imm, "Address": ir.Address,
-                 "Vector": ir.Vector, "Symbol": ir.Symbol, "_MOV": _MOV, "_param_copy": _param_copy,
-                 "_expand": _expand}
+                 "Vector": ir.Vector, "Symbol": ir.Symbol, "Instr": ir.Instr, "VReg": VReg, "_MOV": _MOV,
+                 "_param_copy": _param_copy, "_expand": _expand, "_ENDS_BLOCK": ENDS_BLOCK,
+                 "_tag_region": _tag_region}
     exec("def expand(cg, args):\n" + "\n".join(lines), namespace)
     return namespace["expand"]
+
+
+def _tag_region(cg, instrs: list) -> None:
+    """The instructions belong to the inlined __noinline__ call being emitted (cg.emit's rule)."""
+    for instr in instrs:
+        cg.regions[id(instr)] = cg.region_tag
 
 
 def _param_copy(emit, dst, arg) -> None:

@@ -75,6 +75,8 @@ class Block:
 
 
 TERMINATES = OpcodeTable(lambda opcode: opcode.startswith(("bra", "ret", "exit")))
+# Code after one of these starts a new block (codegen's emit and mathlib's expansions).
+ENDS_BLOCK = OpcodeTable(lambda opcode: opcode.startswith(("bra", "ret", "exi")))
 
 
 REG_DECL_ORDER = ("p", "rs", "f", "r", "fd", "rd")   # NVVM's order of .reg lines
