@@ -227,25 +227,67 @@ class FunctionCodegen:
         """A pure instruction: reuse an identical one from this block if there is one.
         A commutative one gets its operands in LLVM's Reassociate order (lower rank
         first, constants last): it decides which product an add fuses with."""
-        if commute and len(sources) == 2 and _COMMUTES[opcode] and sources[1].__class__ is not ir.Imm and (
-                sources[0].__class__ is ir.Imm or self.value_rank(sources[0]) > self.value_rank(sources[1])):
-            sources = (sources[1], sources[0])
         if len(sources) == 2:   # (the common case, without building a list)
             a, b = sources
+            if commute and b.__class__ is not _Imm and _COMMUTES[opcode] and (
+                    a.__class__ is _Imm or self.value_rank(a) > self.value_rank(b)):
+                sources = (b, a)
+                a, b = b, a
             key = (opcode, a if a.__class__ is VReg else value_key(a), b if b.__class__ is VReg else value_key(b))
         else:
             key = (opcode, *[s if s.__class__ is VReg else value_key(s) for s in sources])
         found = self.memo.get(key)
         if found is not None:
             return found
-        self.next_id += 1   # new_reg(cls), written out (hot)
+        # What emit(opcode, dst, *sources) and rank_instruction do, written out for an
+        # instruction known to define a fresh register (this is the hottest path).
+        instrs = self.block.instrs
+        if instrs and _ENDS_BLOCK[instrs[-1].opcode]:
+            self.new_block()
+            instrs = self.block.instrs
+        self.next_id += 1
         dst = VReg(self.next_id, cls)
-        self.defs[dst] = self.emit(opcode, dst, *sources)
-        if self.mutable:
-            self.memo_put(key, dst)
-        else:   # memo_put's work when no register is written twice (a fresh dst, an op's key);
-            self.memo[key] = dst    # (self.memo after emit: starting a block may replace it)
-            self.value_keys[dst] = key
+        instr = _Instr(opcode, [dst, *sources], None, False)
+        uses = self.uses
+        ranks = self.ranks
+        kind = _RANK_KIND[opcode]
+        by_operands = kind is _ABOVE_RANK or kind is _SAME_RANK   # (else the operands' ranks stay unasked)
+        rank = 0
+        for src in sources:
+            src_cls = src.__class__
+            if src_cls is VReg:
+                uses[src] = uses.get(src, 0) + 1
+                if by_operands:
+                    r = ranks.get(src)
+                    if r is None:
+                        r = self.value_rank(src)
+                    if r > rank:
+                        rank = r
+            elif src_cls is _Address:
+                if src.base.__class__ is VReg:
+                    uses[src.base] = uses.get(src.base, 0) + 1
+            elif src_cls is _Vector:
+                for reg in src.elems:
+                    if reg.__class__ is VReg:
+                        uses[reg] = uses.get(reg, 0) + 1
+        instrs.append(instr)
+        if self.region_tag is not None:
+            self.regions[id(instr)] = self.region_tag
+        if kind is _ABOVE_RANK:
+            rank += 1
+        elif kind is _NEXT_RANK:
+            rank = self.unmovable_rank()
+        elif kind is _PARAM_RANK:
+            rank = 3 + self.param_loads.get(dst, 0)
+        ranks[dst] = rank
+        self.defs[dst] = instr
+        self.memo[key] = dst    # (memo_put's work: dst is fresh, so only sources can be variables)
+        self.value_keys[dst] = key
+        mutable = self.mutable
+        if mutable:
+            for src in sources:
+                if src.__class__ is VReg and src in mutable:
+                    self.memo_deps.setdefault(src, set()).add(key)
         return dst
 
     # LLVM's Reassociate ranks values (and orders commutative operands by them):
@@ -2056,7 +2098,7 @@ def _float_identity(op: str, c: float) -> bool:
     return False
 
 
-_Address, _Vector = ir.Address, ir.Vector
+_Address, _Vector, _Imm, _Instr = ir.Address, ir.Vector, ir.Imm, ir.Instr
 
 # Opcodes after which code starts a new block.
 def _int_opcodes(width: int, signed: bool) -> dict:
