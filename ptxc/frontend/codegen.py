@@ -1150,40 +1150,42 @@ class FunctionCodegen:
             raise self.unsupported(f"arithmetic on bool values", node)
         width = 64 if cls == "rd" else (32 if cls == "r" else 16)
         signed = t.signed if isinstance(t, S.IntType) else True
-        if op in ("+", "*", "&", "|", "^") and isinstance(lhs, ir.Imm):
+        if lhs.__class__ is _Imm and op in ("+", "*", "&", "|", "^"):
             lhs, rhs = rhs, lhs
         if op == "*" and width == 64:
             wide = self.widening_multiply(lhs, rhs)
             if wide is not None:
                 return wide
-        if op == "*" and isinstance(rhs, ir.Imm) and rhs.value > 0 and rhs.value & (rhs.value - 1) == 0:
-            # x * 2^k is a shift, as LLVM's instcombine makes it.
-            if rhs.value == 1:
+        if rhs.__class__ is _Imm:   # InstCombine's rules for a constant right operand, in order
+            c = rhs.value
+            variable = lhs.__class__ is not _Imm
+            if op == "*" and c > 0 and c & (c - 1) == 0:
+                # x * 2^k is a shift, as LLVM's instcombine makes it.
+                if c == 1:
+                    return lhs
+                return self.op(f"shl.b{width}", cls, lhs, ir.Imm(c.bit_length() - 1))
+            if op in ("+", "-") and c == 0:
                 return lhs
-            return self.op(f"shl.b{width}", cls, lhs, ir.Imm(rhs.value.bit_length() - 1))
-        if op in ("+", "-") and isinstance(rhs, ir.Imm) and rhs.value == 0:
-            return lhs
-        if isinstance(rhs, ir.Imm) and not isinstance(lhs, ir.Imm):
-            # instcombine's identities: x*0, x&0 are 0; x|0, x^0, x<<0, x>>0 are x; x&-1 is x
-            if rhs.value == 0 and op in ("*", "&"):
-                return ir.Imm(0)
-            if rhs.value == 0 and op in ("|", "^", "<<", ">>"):
-                return lhs
-            if op == "&" and S.convert_constant(rhs.value, t) == S.convert_constant(-1, t):
-                return lhs
-        if op in ("/", "%") and isinstance(rhs, ir.Imm) and rhs.value > 0 and \
-                rhs.value & (rhs.value - 1) == 0 and not isinstance(lhs, ir.Imm):
-            return self.divide_by_power_of_two(op, lhs, rhs.value, signed, width, cls)
-        if op == "-" and isinstance(rhs, ir.Imm) and not isinstance(lhs, ir.Imm):
-            # LLVM canonicalizes x - c to x + (-c).
-            return self.arith("+", lhs, ir.Imm(S.convert_constant(-rhs.value, t)), t, node)
-        if op == "+" and isinstance(rhs, ir.Imm) and signed and lhs.__class__ is VReg and lhs not in self.mutable:
-            # A signed add cannot overflow (nsw): x + c indexes memory as [x's address + c*size].
-            result = self.op(f"add.s{width}", cls, lhs, rhs)
-            self.offsets[result] = (lhs, rhs.value)
-            return result
+            if variable:
+                # instcombine's identities: x*0, x&0 are 0; x|0, x^0, x<<0, x>>0 are x; x&-1 is x
+                if c == 0 and op in ("*", "&"):
+                    return ir.Imm(0)
+                if c == 0 and op in ("|", "^", "<<", ">>"):
+                    return lhs
+                if op == "&" and S.convert_constant(c, t) == S.convert_constant(-1, t):
+                    return lhs
+                if op in ("/", "%") and c > 0 and c & (c - 1) == 0:
+                    return self.divide_by_power_of_two(op, lhs, c, signed, width, cls)
+                if op == "-":
+                    # LLVM canonicalizes x - c to x + (-c).
+                    return self.arith("+", lhs, ir.Imm(S.convert_constant(-c, t)), t, node)
+            if op == "+" and signed and lhs.__class__ is VReg and lhs not in self.mutable:
+                # A signed add cannot overflow (nsw): x + c indexes memory as [x's address + c*size].
+                result = self.op(f"add.s{width}", cls, lhs, rhs)
+                self.offsets[result] = (lhs, c)
+                return result
         opcode = _INT_OPCODES[width, signed][op]
-        if op in ("<<", ">>") and isinstance(rhs, VReg) and rhs.cls != "r":
+        if op in ("<<", ">>") and rhs.__class__ is VReg and rhs.cls != "r":
             rhs = self.convert(rhs, S.ULLONG if rhs.cls == "rd" else S.USHORT, S.UINT)
         self.multiplies += op == "*"
         return self.op(opcode, cls, lhs, rhs)
