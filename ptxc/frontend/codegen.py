@@ -1041,26 +1041,27 @@ class FunctionCodegen:
 
     def gen_ident(self, expr: A.Ident):
         sym = expr.symbol
-        if isinstance(sym, S.EnumConstSymbol):
-            return ir.Imm(sym.value)
-        if isinstance(sym, S.VarSymbol):
+        binding = self.bindings.get(sym)
+        if binding is None:   # not bound yet: a constant, a builtin, a global, a function
+            if isinstance(sym, S.EnumConstSymbol):
+                return ir.Imm(sym.value)
+            if isinstance(sym, S.FunctionSymbol):
+                return self.function_address(sym, expr)
+            if not isinstance(sym, S.VarSymbol):
+                raise self.unsupported(f"'{expr.name}' as a value", expr)
             if sym.kind == "builtin":
                 if sym.name == "warpSize":
                     return ir.Imm(32)
                 raise self.unsupported(f"'{sym.name}' as a whole value", expr)
-            binding = self.bindings.get(sym)    # (self.binding's common case, without the call)
-            if binding is None:
-                binding = self.binding(sym, expr)
-            if isinstance(binding, VarRef):
-                # A constant assigned earlier in this block is still the value (what
-                # mem2reg + constant propagation would see).
-                return self.known.get(binding.reg, binding.reg)
-            if isinstance(binding, (MemRef, RegAgg)):
-                return self.load(binding)
-            return binding
-        if isinstance(sym, S.FunctionSymbol):
-            return self.function_address(sym, expr)
-        raise self.unsupported(f"'{expr.name}' as a value", expr)
+            binding = self.binding(sym, expr)
+        cls = binding.__class__
+        if cls is VarRef:
+            # A constant assigned earlier in this block is still the value (what
+            # mem2reg + constant propagation would see).
+            return self.known.get(binding.reg, binding.reg)
+        if cls is MemRef or cls is RegAgg:
+            return self.load(binding)
+        return binding
 
     def function_address(self, sym: S.FunctionSymbol, node) -> VReg:
         """A function pointer: `mov.u64 %rd, _Z6op_addii` (the function is a .func)."""
