@@ -1803,6 +1803,8 @@ class FunctionCodegen:
         return self.convert(value, operand.type, t)
 
     def convert(self, value, src: S.Type, dst: S.Type):
+        if src is dst:
+            return value
         src, dst = S.unqualified(src), S.unqualified(dst)
         # (types of different classes are never equal: the class test spares `==` its
         # dataclass __eq__ calls, both ways)

@@ -104,17 +104,22 @@ _MOV_TYPE = {"p": "pred", "rs": "u16", "r": "u32", "rd": "u64", "f": "f32", "fd"
 
 
 def reg_class(t: S.Type) -> str:
-    if isinstance(t, S.IntType):
+    cls = t.__class__   # (sema's type classes are final: exact tests)
+    if cls is _IntType:
         if t.name == "bool":
             return "p"
         return _INT_CLASS[t.size]
-    if isinstance(t, S.EnumType):
-        return "r"
-    if isinstance(t, S.FloatType):
+    if cls is _FloatType:
         return "f" if t.size == 4 else "fd"
-    if isinstance(t, (S.PointerType, S.ArrayType)):
+    if cls is _PointerType or cls is _ArrayType:
         return "rd"
+    if cls is _EnumType:
+        return "r"
     raise Unsupported(f"values of type '{t}'", None)
+
+
+_IntType, _FloatType, _PointerType, _ArrayType, _EnumType = \
+    S.IntType, S.FloatType, S.PointerType, S.ArrayType, S.EnumType
 
 
 def bits(t: S.Type) -> int:
