@@ -234,6 +234,9 @@ class FunctionCodegen:
                 sources = (b, a)
                 a, b = b, a
             key = (opcode, a if a.__class__ is VReg else value_key(a), b if b.__class__ is VReg else value_key(b))
+        elif len(sources) == 1:
+            a = sources[0]
+            key = (opcode, a if a.__class__ is VReg else value_key(a))
         else:
             key = (opcode, *[s if s.__class__ is VReg else value_key(s) for s in sources])
         found = self.memo.get(key)
@@ -705,18 +708,18 @@ class FunctionCodegen:
         jump = _simple_jump(stmt.then, self)
         if jump is not None and stmt.else_ is None:
             # `if (c) return;` / `break;` / `continue;`: branch straight to the target.
-            self.cond_branch(stmt.cond, jump, True)
+            self.cond_branch(stmt.cond, jump, True, variable=True)
             return
         end = self.make_label()
         saved = self.region_start()  # before the condition: it may branch more than once
         if stmt.else_ is None:
-            self.cond_branch(stmt.cond, end, False)
+            self.cond_branch(stmt.cond, end, False, variable=True)
             self.gen_stmt(stmt.then)
             self.place(end)
             self.region_join(saved)
             return
         other = self.make_label()
-        self.cond_branch(stmt.cond, other, False)
+        self.cond_branch(stmt.cond, other, False, variable=True)
         self.gen_stmt(stmt.then)
         if self.block.terminator() is None:
             self.branch(end)
@@ -735,7 +738,7 @@ class FunctionCodegen:
             return
         saved = self.region_start()
         if test_first and constant is None:
-            self.cond_branch(cond, exit_label, False)
+            self.cond_branch(cond, exit_label, False, variable=True)
         preheader = self.block if not self.block.instrs else self.new_block(dominated=True)
         self.new_block(top)   # the header; the (empty) preheader before it takes hoisted code
         first = len(self.blocks) - 1
@@ -747,7 +750,7 @@ class FunctionCodegen:
         if step is not None:
             self.gen_effect(step)
         if constant is None:
-            self.cond_branch(cond, top, True)
+            self.cond_branch(cond, top, True, variable=True)
         elif constant:
             self.branch(top)
         blocks = self.blocks[first:]
@@ -909,11 +912,12 @@ class FunctionCodegen:
         self.region_join(saved)
 
     # ---- conditions ------------------------------------------------------------------
-    def cond_branch(self, cond: A.Expr, target: str, when: bool) -> None:
-        """Branch to `target` if `cond` is `when`; fall through otherwise."""
+    def cond_branch(self, cond: A.Expr, target: str, when: bool, variable: bool = False) -> None:
+        """Branch to `target` if `cond` is `when`; fall through otherwise.  `variable`:
+        the caller found `cond` not constant (stripping casts keeps it so)."""
         while isinstance(cond, A.ImplicitCast) and S.is_scalar(cond.operand.type) and cond.type == S.BOOL:
             cond = cond.operand
-        constant = S.constant_value(cond)
+        constant = None if variable else S.constant_value(cond)
         if constant is not None:
             if bool(constant) == when:
                 self.branch(target)
@@ -1722,7 +1726,7 @@ class FunctionCodegen:
             self.mutable.add(result.reg)
         other, end = self.make_label(), self.make_label()
         saved = self.region_start()
-        self.cond_branch(expr.cond, other, False)
+        self.cond_branch(expr.cond, other, False, variable=True)
         a = self.gen_expr(expr.then)
         if result is not None:
             self.assign_reg(result, a)
@@ -2066,25 +2070,29 @@ def _store_type(t: S.Type) -> str:
 
 def _split_constant_offset(index: A.Expr):
     """`e + c` / `e - c` with signed (no-overflow) arithmetic: (e, c), folding c into the
-    address offset as LLVM does for `inbounds` GEPs."""
+    address offset as LLVM does for `inbounds` GEPs; (None, c) for a constant index."""
     node = index
     while isinstance(node, A.ImplicitCast) and S.is_integer(node.type) and S.is_integer(node.operand.type) \
             and node.type.size >= node.operand.type.size and node.operand.type.signed:
         node = node.operand
-    constant = S.constant_value(node)
-    if constant is not None:
-        return None, constant
-    if isinstance(node, A.Binary) and node.op in ("+", "-") and isinstance(node.type, S.IntType) \
-            and node.type.signed:
-        c = S.constant_value(node.rhs)
+    if not (node.__class__ is A.Binary and node.op in ("+", "-") and isinstance(node.type, S.IntType)
+            and node.type.signed):
+        constant = S.constant_value(node)
+        return (None, constant) if constant is not None else (index, 0)
+    # (a sum is constant only if both sides are: each side is asked once)
+    c = S.constant_value(node.rhs)
+    if c is not None:
+        if S.constant_value(node.lhs) is not None:
+            constant = S.constant_value(node)
+            if constant is not None:
+                return None, constant
+        inner, extra = _split_constant_offset(node.lhs)
+        return inner, extra + (c if node.op == "+" else -c)
+    if node.op == "+":
+        c = S.constant_value(node.lhs)
         if c is not None:
-            inner, extra = _split_constant_offset(node.lhs)
-            return inner, extra + (c if node.op == "+" else -c)
-        if node.op == "+":
-            c = S.constant_value(node.lhs)
-            if c is not None:
-                inner, extra = _split_constant_offset(node.rhs)
-                return inner, extra + c
+            inner, extra = _split_constant_offset(node.rhs)
+            return inner, extra + c
     return index, 0
 
 
