@@ -274,7 +274,8 @@ class Planner:
                 values = None
             elif limit is not None and len(values) > limit:
                 values = None
-            elif limit is None and len(values) * body_cost(stmt.body) > UNROLL_THRESHOLD:
+            elif limit is None and values and \
+                    len(values) * body_cost(stmt.body, UNROLL_THRESHOLD // len(values)) > UNROLL_THRESHOLD:
                 values = None
         if values is not None:
             self.plan.unroll[id(stmt)] = values
@@ -410,9 +411,10 @@ def _writes(node, sym) -> bool:
     return False
 
 
-def body_cost(node, _active: frozenset = frozenset()) -> int:
+def body_cost(node, limit: int | None = None, _active: frozenset = frozenset()) -> int:
     """Roughly the instructions `node` becomes: its operations, with inner loops that
-    unroll counted once per iteration (a recursive callee's body counted once)."""
+    unroll counted once per iteration (a recursive callee's body counted once).  With a
+    `limit`, the count may stop as soon as it is past the limit."""
     cost = 0
     stack = [node]
     while stack:
@@ -420,10 +422,15 @@ def body_cost(node, _active: frozenset = frozenset()) -> int:
         if isinstance(node, (A.Binary, A.Unary, A.Assign, A.PreIncDec, A.PostIncDec, A.Call, A.Index,
                              A.Conditional, A.IfStmt, A.Member)):
             cost += 1
+            if limit is not None and cost > limit:
+                return cost
         if isinstance(node, A.Call):
             callee = node.callee
             if callee is not None and callee.definition is not None and callee not in _active:
-                cost += body_cost(callee.definition.body, _active | {callee})
+                cost += body_cost(callee.definition.body, None if limit is None else limit - cost,
+                                  _active | {callee})
+                if limit is not None and cost > limit:
+                    return cost
         stack.extend(CHILDREN_OF[node.__class__](node))
     return cost
 
