@@ -604,14 +604,15 @@ class FunctionCodegen:
 
     def gen_effect(self, expr: A.Expr) -> None:
         """Evaluate for side effects only (the value is not needed)."""
-        if isinstance(expr, A.PostIncDec):
+        cls = expr.__class__
+        if cls is A.PostIncDec:
             self.gen_inc_dec(expr, want_value=False)
-        elif isinstance(expr, A.Call):
+        elif cls is A.Call:
             self.gen_call(expr, want_value=False)
-        elif isinstance(expr, A.Comma):
+        elif cls is A.Comma:
             self.gen_effect(expr.lhs)
             self.gen_effect(expr.rhs)
-        elif isinstance(expr, (A.ImplicitCast, A.Cast)) and isinstance(expr.type, S.VoidType):
+        elif (cls is A.ImplicitCast or cls is A.Cast) and expr.type.__class__ is S.VoidType:
             self.gen_effect(expr.operand)
         else:
             _GEN_EXPR[expr.__class__](self, expr)
@@ -1471,17 +1472,21 @@ class FunctionCodegen:
 
     # ---- lvalues, loads and stores ---------------------------------------------------
     def gen_lvalue(self, expr: A.Expr):
-        if isinstance(expr, A.Ident) and isinstance(expr.symbol, S.VarSymbol):
-            binding = self.binding(expr.symbol, expr)
-            if isinstance(binding, (VarRef, MemRef, RegAgg)):
+        node_cls = expr.__class__    # (AST node classes have no subclasses: exact tests)
+        if node_cls is A.Ident and isinstance(expr.symbol, S.VarSymbol):
+            binding = self.bindings.get(expr.symbol)
+            if binding is None:
+                binding = self.binding(expr.symbol, expr)
+            cls = binding.__class__
+            if cls is VarRef or cls is MemRef or cls is RegAgg:
                 return binding
             if isinstance(binding, AggValue):  # a struct never assigned: read it as registers
                 return RegAgg(binding.ctype, [VarRef(v, lt, None) if isinstance(v, VReg) else _ConstRef(v, lt)
                                               for v, (_, lt) in zip(binding.values, leaves(binding.ctype))])
             raise self.unsupported(f"assignment to '{expr.name}'", expr)
-        if isinstance(expr, A.Index):
+        if node_cls is A.Index:
             base_expr = expr.base
-            if isinstance(base_expr, A.ImplicitCast) and isinstance(base_expr.operand.type, S.ArrayType):
+            if base_expr.__class__ is A.ImplicitCast and base_expr.operand.type.__class__ is S.ArrayType:
                 base = self.gen_lvalue(base_expr.operand)  # an array object: its address
                 if isinstance(base, RegAgg):
                     return self.register_element(base, expr)
@@ -1490,9 +1495,9 @@ class FunctionCodegen:
                 if base[0].__class__ is RegPointer:   # p[0], p a pointer to a register variable
                     return base[0].lv
             return self.element(base, expr.type, expr.index)
-        if isinstance(expr, A.Unary) and expr.op == "*":
+        if node_cls is A.Unary and expr.op == "*":
             return self.pointer_target(_GEN_EXPR[expr.operand.__class__](self, expr.operand), expr.operand.type)
-        if isinstance(expr, A.Member):
+        if node_cls is A.Member:
             return self.member_lvalue(expr)
         raise self.unsupported("this expression as an lvalue", expr)
 
@@ -1798,10 +1803,10 @@ class FunctionCodegen:
     def gen_cast(self, expr):
         operand = expr.operand
         t = expr.type
-        if isinstance(t, S.VoidType):
+        if t.__class__ is S.VoidType:
             self.gen_effect(operand)
             return None
-        if isinstance(operand.type, S.ArrayType) and S.is_pointer(t):
+        if operand.type.__class__ is S.ArrayType and S.is_pointer(t):
             return self.address_value(self.gen_lvalue(operand))
         value = _GEN_EXPR[operand.__class__](self, operand)
         return self.convert(value, operand.type, t)
