@@ -1112,14 +1112,14 @@ class FunctionCodegen:
         if op in ("&&", "||"):
             return self.gen_logical(expr)
         lt, rt = expr.lhs.type, expr.rhs.type
-        if op in ("+", "-") and (S.is_pointer(lt) or S.is_pointer(rt)):
+        if op in ("+", "-") and (lt.__class__ is _PointerType or rt.__class__ is _PointerType):
             return self.gen_pointer_arith(expr)
         lhs = _GEN_EXPR[expr.lhs.__class__](self, expr.lhs)
         rhs = _GEN_EXPR[expr.rhs.__class__](self, expr.rhs)
         if op in INT_CMP:
-            if S.is_pointer(lt) and S.is_pointer(rt):
+            if lt.__class__ is _PointerType and rt.__class__ is _PointerType:
                 lhs, rhs = self.comparable_pointers(lhs, rhs)
-            return self.compare(op, lhs, rhs, S.unqualified(expr.lhs.type))
+            return self.compare(op, lhs, rhs, S.unqualified(lt))
         return self.arith(op, lhs, rhs, S.unqualified(expr.type), expr)
 
     def arith(self, op: str, lhs, rhs, t: S.Type, node=None):
@@ -1814,7 +1814,11 @@ class FunctionCodegen:
     def convert(self, value, src: S.Type, dst: S.Type):
         if src is dst:
             return value
-        src, dst = S.unqualified(src), S.unqualified(dst)
+        # S.unqualified of each, called only where a qualifier may be (most types have none)
+        if src.const or src.volatile or src.__class__ is _PointerType:
+            src = S.unqualified(src)
+        if dst.const or dst.volatile or dst.__class__ is _PointerType:
+            dst = S.unqualified(dst)
         # (types of different classes are never equal: the class test spares `==` its
         # dataclass __eq__ calls, both ways)
         if value is None or src is dst or (src.__class__ is dst.__class__ and src == dst):
@@ -2131,6 +2135,7 @@ def _float_identity(op: str, c: float) -> bool:
 
 
 _Address, _Vector, _Imm, _Instr = ir.Address, ir.Vector, ir.Imm, ir.Instr
+_PointerType = S.PointerType
 
 # Opcodes after which code starts a new block.
 def _int_opcodes(width: int, signed: bool) -> dict:
