@@ -51,6 +51,7 @@ class FunctionCodegen:
         self.next_id = 0
         self.next_label = 0
         self.blocks: list[Block] = []
+        self.rank_base = 3 + len(fsym.type.params)   # a block's ranks start at (base + its index) << 16
         self.block: Block = self.new_block()
         self.memo: dict = {}                 # value numbering: key -> value, valid where the block is
         self.loaded: dict = {}               # the same for loads (what a store may make stale)
@@ -110,7 +111,7 @@ class FunctionCodegen:
         """A new block; `dominated`: entered only from the current one, so what is known
         here (value numbering, constants in variables) stays known there."""
         block = Block(label or self.make_label())
-        self.rank_counter = (3 + len(self.fsym.type.params) + len(self.blocks)) << 16
+        self.rank_counter = (self.rank_base + len(self.blocks)) << 16
         self.blocks.append(block)
         self.block = block
         if not dominated:

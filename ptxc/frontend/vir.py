@@ -120,18 +120,20 @@ def reg_class(t: S.Type) -> str:
 
 _IntType, _FloatType, _PointerType, _ArrayType, _EnumType = \
     S.IntType, S.FloatType, S.PointerType, S.ArrayType, S.EnumType
+_ADDRESS_TYPES = frozenset({S.PointerType, S.ArrayType})
 
 
 def bits(t: S.Type) -> int:
-    return 64 if isinstance(t, (S.PointerType, S.ArrayType)) else S.sizeof(t) * 8
+    return 64 if t.__class__ in _ADDRESS_TYPES else S.sizeof(t) * 8
 
 
 def int_type(t: S.Type, signed: bool | None = None) -> str:
     """`s32`, `u64`, ... for an integer or pointer type (bool counts as 16-bit in %rs
     only when it is in memory; in registers it is a predicate)."""
-    if isinstance(t, (S.PointerType, S.ArrayType)):
+    cls = t.__class__
+    if cls in _ADDRESS_TYPES:
         return "s64" if signed is not False else "u64"
-    if isinstance(t, S.EnumType):
+    if cls is _EnumType:
         return "s32"
     sign = t.signed if signed is None else signed
     width = max(16, t.size * 8)
@@ -148,11 +150,12 @@ def arith_type(t: S.Type) -> str:
 
 def memory_type(t: S.Type) -> str:
     """The type of a ld/st of a value of C type t (NVVM loads narrow ints unsigned)."""
-    if isinstance(t, S.FloatType):
-        return float_type(t)
-    if isinstance(t, (S.PointerType, S.ArrayType)):
+    cls = t.__class__
+    if cls is _FloatType:
+        return "f32" if t.size == 4 else "f64"
+    if cls in _ADDRESS_TYPES:
         return "u64"
-    if isinstance(t, S.EnumType):
+    if cls is _EnumType:
         return "u32"
     return f"u{t.size * 8}"
 
@@ -266,7 +269,10 @@ def leaf_range(t: S.Type, offset: int, part: S.Type) -> tuple[int, int]:
 
 
 def is_aggregate(t: S.Type) -> bool:
-    return isinstance(t, (S.StructType, S.ArrayType))
+    return t.__class__ in _AGGREGATE_TYPES
+
+
+_AGGREGATE_TYPES = frozenset({S.StructType, S.ArrayType})
 
 
 class PointerInfo:
