@@ -1533,14 +1533,15 @@ class FunctionCodegen:
         return self.sub_object(base, base.ctype, index.value * size, expr.type)
 
     def load(self, lv):
-        if isinstance(lv, VarRef):
+        lv_cls = lv.__class__
+        if lv_cls is VarRef:
             return lv.reg
-        if isinstance(lv, _ConstRef):
+        if lv_cls is _ConstRef:
             return lv.value
-        if isinstance(lv, RegAgg):
+        if lv_cls is RegAgg:
             return AggValue(lv.ctype, [self.load(ref) for ref in lv.refs])
         t = S.unqualified(lv.ctype)
-        if is_aggregate(t):
+        if t.__class__ in _AGGREGATE_TYPES:
             return self.load_aggregate(lv, t)
         space = "" if lv.space == "generic" else f".{lv.space}"
         nc = ".nc" if lv.nc and lv.space == "global" else ""
@@ -1610,10 +1611,10 @@ class FunctionCodegen:
         return value
 
     def store(self, lv, value) -> None:
-        if isinstance(lv, VarRef):
+        if lv.__class__ is VarRef:
             self.assign_reg(lv, value)
             return
-        if isinstance(value, AggValue) or isinstance(lv, RegAgg):
+        if value.__class__ is AggValue or lv.__class__ is RegAgg:
             self.store_aggregate(lv, value)
             return
         t = S.unqualified(lv.ctype)
@@ -2137,6 +2138,7 @@ def _float_identity(op: str, c: float) -> bool:
 
 _Address, _Vector, _Imm, _Instr = ir.Address, ir.Vector, ir.Imm, ir.Instr
 _PointerType = S.PointerType
+_AGGREGATE_TYPES = frozenset({S.StructType, S.ArrayType})   # (vir.is_aggregate's test, inline)
 
 # Opcodes after which code starts a new block.
 def _int_opcodes(width: int, signed: bool) -> dict:
