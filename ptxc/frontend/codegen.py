@@ -44,6 +44,18 @@ from .vir import (AggValue, RegAgg, is_aggregate, leaf_range, leaves, FLOAT_CMP,
 
 
 class FunctionCodegen:
+    # Its state is in slots: an instance dict of this many attributes no longer shares
+    # its keys with the class, which leaves every `self.x` and `self.method()` slow
+    # (unspecialized); __dict__ takes whatever else a pass may add.
+    __slots__ = (
+        "module", "fsym", "index", "next_id", "next_label", "blocks", "rank_base", "rank_counter", "block",
+        "memo", "loaded", "value_keys", "memo_deps", "write_log", "clobber_log", "uses", "bindings",
+        "pointers", "kernel_pointers", "mutable", "known", "multiplies", "narrow_loads", "loads",
+        "param_loads", "defs", "load_order", "loops", "returns", "inline_stack", "exit_label", "shared_vars",
+        "aliases", "vars", "has_asm", "referenced", "ranks", "loop_regions", "offsets", "named", "frozen",
+        "frame_size", "frame_align", "frame_regs", "plan", "call_params", "prototypes", "call_count",
+        "region_tag", "regions", "block_names", "branch_targets", "__dict__")
+
     def __init__(self, module: "ModuleCodegen", fsym: S.FunctionSymbol, index: int):
         self.module = module
         self.fsym = fsym
@@ -379,6 +391,13 @@ class FunctionCodegen:
         else:
             self.emit("bra", ir.Symbol(label), guard=guard, negated=negated)
             self.new_block(dominated=True)
+
+    def release(self) -> None:
+        """Drop all state (see ModuleCodegen.generate_function)."""
+        for name in FunctionCodegen.__slots__[:-1]:
+            if hasattr(self, name):
+                delattr(self, name)
+        self.__dict__.clear()
 
     def unsupported(self, feature: str, node) -> Unsupported:
         return Unsupported(feature, getattr(node, "loc", None))
@@ -2447,7 +2466,7 @@ class ModuleCodegen:
             # keep the whole codegen state (memo, uses, ranks, blocks, dropped
             # instructions) alive until the cyclic GC finds it.  Nothing reads the
             # object after this: emptied, reference counting frees that state now.
-            cg.__dict__.clear()
+            cg.release()
         return func
 
 
