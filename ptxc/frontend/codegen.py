@@ -194,9 +194,9 @@ class FunctionCodegen:
     def count_uses(self, operands) -> None:
         uses = self.uses
         for op in operands:
-            if isinstance(op, VReg):
+            if op.__class__ is VReg:
                 uses[op] = uses.get(op, 0) + 1
-            elif isinstance(op, ir.Address) and isinstance(op.base, VReg):
+            elif op.__class__ is _Address and op.base.__class__ is VReg:
                 uses[op.base] = uses.get(op.base, 0) + 1
 
     def emit(self, opcode: str, *operands, guard: VReg | None = None, negated: bool = False,
@@ -382,7 +382,7 @@ class FunctionCodegen:
 
     def branch(self, label: str, guard: VReg | None = None, negated: bool = False) -> None:
         self.referenced.add(label)
-        if isinstance(guard, ir.Imm):  # a condition known at compile time
+        if guard.__class__ is _Imm:  # a condition known at compile time
             if bool(guard.value) != negated:
                 self.emit("bra.uni", ir.Symbol(label))
             return
@@ -429,21 +429,21 @@ class FunctionCodegen:
             params.append(ir.Param(ptype, name))
             cls = reg_class(t)
             reg = self.new_reg("rs" if cls == "p" else cls)
-            load_type = ptype[1:] if ptype not in (".u8",) else ("s8" if isinstance(t, S.IntType) and t.signed else "u8")
+            load_type = ptype[1:] if ptype not in (".u8",) else ("s8" if t.__class__ is S.IntType and t.signed else "u8")
             self.emit(f"ld.param.{load_type}", reg, ir.Address(ir.Symbol(name)))
             self.param_loads[reg] = psym.index
             self.ranks[reg] = 3 + psym.index
             value = reg
             if cls == "p":  # bool parameter: a byte, tested against zero
                 value = self.op("setp.ne.s16", "p", reg, ir.Imm(0))
-            if isinstance(t, S.PointerType):
+            if t.__class__ is _PointerType:
                 self.kernel_pointers[reg] = t
             self.bind_initial(psym, value)
         if is_func:
             ret_t = S.unqualified(fsym.type.ret)
             return_params = []
             result = None
-            if not isinstance(ret_t, S.VoidType):
+            if ret_t.__class__ is not S.VoidType:
                 ptype, store_type = _call_param_type(ret_t, fdef, "a result")
                 return_params.append(ir.Param(ptype, "func_retval0"))
                 result = self.new_var(ret_t)
@@ -534,7 +534,7 @@ class FunctionCodegen:
             self.bindings[sym] = mem
             return
         if is_aggregate(t):
-            if isinstance(value, MemRef) and value.space == "param" and sym not in self.plan.written \
+            if value.__class__ is MemRef and value.space == "param" and sym not in self.plan.written \
                     and sym.assign_count == 0:
                 self.bindings[sym] = value   # a struct parameter read in place (ld.param)
                 return
@@ -556,7 +556,7 @@ class FunctionCodegen:
             return
         if sym.assign_count == 0 and not sym.address_taken:
             value = self.snapshot(value, t)
-            if isinstance(value, VReg):
+            if value.__class__ is VReg:
                 self.named.add(value)
             self.bindings[sym] = value
             return
@@ -573,13 +573,13 @@ class FunctionCodegen:
 
     def adoptable(self, value, t: S.Type) -> bool:
         """Is `value` a temporary nothing else names, so a variable may take it over?"""
-        return isinstance(value, VReg) and value not in self.mutable and value not in self.named \
+        return value.__class__ is VReg and value not in self.mutable and value not in self.named \
             and value not in self.param_loads and value not in self.kernel_pointers \
             and value.cls == reg_class(t) and value not in self.pointers
 
     def snapshot(self, value, t: S.Type):
         """`value` as it is now: a copy when it is a variable's register (which changes later)."""
-        if isinstance(value, VReg) and value in self.mutable:
+        if value.__class__ is VReg and value in self.mutable:
             return self.copy(value, t)
         return value
 
@@ -599,7 +599,7 @@ class FunctionCodegen:
         return value
 
     def copy(self, value, t: S.Type) -> VReg:
-        dst = self.new_reg(value.cls if isinstance(value, VReg) else reg_class(t))
+        dst = self.new_reg(value.cls if value.__class__ is VReg else reg_class(t))
         self.emit(f"mov.{mov_type(dst.cls, t)}", dst, value)
         return dst
 
@@ -677,12 +677,12 @@ class FunctionCodegen:
 
     def gen_initializer(self, init, t: S.Type):
         """The value of an initializer: an expression, or a braced list (missing items zero)."""
-        if not isinstance(init, A.InitList):
+        if init.__class__ is not A.InitList:
             value = _GEN_EXPR[init.__class__](self, init)
             return self.rvalue(value, t) if is_aggregate(t) else value
         if not is_aggregate(t):
             return self.gen_initializer(init.items[0], t) if init.items else imm_for(0, t)
-        if isinstance(t, S.ArrayType):
+        if t.__class__ is S.ArrayType:
             parts = [(k * S.sizeof(t.elem), t.elem) for k in range(t.size or 0)]
         else:
             parts = [(offset, ftype) for _, ftype, offset in t.fields]
@@ -705,7 +705,7 @@ class FunctionCodegen:
         (its "demoted variable"), named like a function-scope static."""
         t = sym.type
         elem = t
-        while isinstance(elem, S.ArrayType):
+        while elem.__class__ is S.ArrayType:
             elem = elem.elem
         extern = "extern" in decl.specs.storage
         if extern:
@@ -854,13 +854,13 @@ class FunctionCodegen:
             value = self.gen_expr(expr)
             t = S.unqualified(expr.type)
             if "n" in constraint or "i" in constraint:
-                if not isinstance(value, ir.Imm):
+                if value.__class__ is not _Imm:
                     raise self.unsupported(f"asm operand '{constraint}' that is not a constant", expr)
                 operands.append(value)
                 continue
             cls = _asm_class(constraint, t, expr)
             value = self.convert_to_class(value, t, cls)
-            operands.append(self.materialize(value, t) if isinstance(value, ir.Imm) else value)
+            operands.append(self.materialize(value, t) if value.__class__ is _Imm else value)
         instr = self.emit("inline.asm", *operands)
         instr.asm = (stmt.template, len(outputs))
         self.has_asm = True
@@ -871,7 +871,7 @@ class FunctionCodegen:
 
     def convert_to_class(self, value, t: S.Type, cls: str):
         """A value of C type t in the register class an asm constraint names."""
-        if isinstance(value, ir.Imm) or value.cls == cls:
+        if value.__class__ is _Imm or value.cls == cls:
             return value
         target = {"rs": S.USHORT, "r": S.UINT, "rd": S.ULLONG, "f": S.FLOAT, "fd": S.DOUBLE}[cls]
         if value.cls == "p":
@@ -894,13 +894,13 @@ class FunctionCodegen:
         body = stmt.body
 
         def collect(node):
-            if isinstance(node, A.CaseStmt):
+            if node.__class__ is A.CaseStmt:
                 cases.append((node.const_value, node))
                 collect(node.body)
-            elif isinstance(node, A.DefaultStmt):
+            elif node.__class__ is A.DefaultStmt:
                 default[0] = node
                 collect(node.body)
-            elif isinstance(node, A.CompoundStmt):
+            elif node.__class__ is A.CompoundStmt:
                 for item in node.items:
                     collect(item)
         labels: dict[int, str] = {}
@@ -922,7 +922,7 @@ class FunctionCodegen:
                 self.place(labels[id(node)])
                 self.region_join(saved)
                 gen_case_body(node.body)
-            elif isinstance(node, A.CompoundStmt):
+            elif node.__class__ is A.CompoundStmt:
                 for item in node.items:
                     gen_case_body(item)
             else:
@@ -936,18 +936,18 @@ class FunctionCodegen:
     def cond_branch(self, cond: A.Expr, target: str, when: bool, variable: bool = False) -> None:
         """Branch to `target` if `cond` is `when`; fall through otherwise.  `variable`:
         the caller found `cond` not constant (stripping casts keeps it so)."""
-        while isinstance(cond, A.ImplicitCast) and S.is_scalar(cond.operand.type) and cond.type == S.BOOL:
+        while cond.__class__ is A.ImplicitCast and S.is_scalar(cond.operand.type) and cond.type == S.BOOL:
             cond = cond.operand
         constant = None if variable else S.constant_value(cond)
         if constant is not None:
             if bool(constant) == when:
                 self.branch(target)
             return
-        if isinstance(cond, A.Binary) and cond.op in ("&&", "||") and _is_speculatable(cond.rhs):
+        if cond.__class__ is A.Binary and cond.op in ("&&", "||") and _is_speculatable(cond.rhs):
             # SimplifyCFG's FoldBranchToCommonDest: both tests, and/or, one branch.
             self.branch(target, self.cond_pred(cond, negate=not when))
             return
-        if isinstance(cond, A.Binary) and cond.op in ("&&", "||"):
+        if cond.__class__ is A.Binary and cond.op in ("&&", "||"):
             if (cond.op == "&&") == when:
                 skip = self.make_label()
                 self.cond_branch(cond.lhs, skip, not when)
@@ -957,10 +957,10 @@ class FunctionCodegen:
                 self.cond_branch(cond.lhs, target, when)
                 self.cond_branch(cond.rhs, target, when)
             return
-        if isinstance(cond, A.Unary) and cond.op == "!":
+        if cond.__class__ is A.Unary and cond.op == "!":
             self.cond_branch(cond.operand, target, not when)
             return
-        if isinstance(cond, A.Binary) and cond.op in INT_CMP:
+        if cond.__class__ is A.Binary and cond.op in INT_CMP:
             lhs = _GEN_EXPR[cond.lhs.__class__](self, cond.lhs)
             rhs = _GEN_EXPR[cond.rhs.__class__](self, cond.rhs)
             p = self.compare(cond.op, lhs, rhs, cond.lhs.type, negate=not when)
@@ -972,20 +972,20 @@ class FunctionCodegen:
 
     def cond_pred(self, cond: A.Expr, negate: bool = False):
         """A predicate for `cond` (or its negation), evaluating every operand."""
-        while isinstance(cond, A.ImplicitCast) and cond.type == S.BOOL and S.is_scalar(cond.operand.type):
+        while cond.__class__ is A.ImplicitCast and cond.type == S.BOOL and S.is_scalar(cond.operand.type):
             cond = cond.operand
-        if isinstance(cond, A.Binary) and cond.op in ("&&", "||"):
+        if cond.__class__ is A.Binary and cond.op in ("&&", "||"):
             use_and = (cond.op == "&&") != negate   # De Morgan
             a = self.cond_pred(cond.lhs, negate)
             b = self.cond_pred(cond.rhs, negate)
-            if isinstance(a, ir.Imm):
+            if a.__class__ is _Imm:
                 return b if bool(a.value) == use_and else a
-            if isinstance(b, ir.Imm):
+            if b.__class__ is _Imm:
                 return a if bool(b.value) == use_and else b
             return self.op(f"{'and' if use_and else 'or'}.pred", "p", a, b)
-        if isinstance(cond, A.Unary) and cond.op == "!":
+        if cond.__class__ is A.Unary and cond.op == "!":
             return self.cond_pred(cond.operand, not negate)
-        if isinstance(cond, A.Binary) and cond.op in INT_CMP:
+        if cond.__class__ is A.Binary and cond.op in INT_CMP:
             lhs, rhs = self.gen_expr(cond.lhs), self.gen_expr(cond.rhs)
             if S.is_pointer(cond.lhs.type) and S.is_pointer(cond.rhs.type):
                 lhs, rhs = self.comparable_pointers(lhs, rhs)
@@ -994,24 +994,24 @@ class FunctionCodegen:
 
     def compare(self, op: str, lhs, rhs, t: S.Type, negate: bool = False):
         """setp for `lhs op rhs` (operands already of type t); constants go on the right."""
-        is_float = isinstance(t, S.FloatType)
+        is_float = t.__class__ is S.FloatType
         cond = (FLOAT_CMP if is_float else INT_CMP)[op]
         if negate:
             cond = (FLOAT_INVERSE if is_float else INVERSE)[cond]
-        if isinstance(lhs, ir.Imm) and isinstance(rhs, ir.Imm):
+        if lhs.__class__ is _Imm and rhs.__class__ is _Imm:
             value = fold_compare(cond, lhs.value, rhs.value)
             return ir.Imm(int(value))
-        if isinstance(lhs, ir.Imm):
+        if lhs.__class__ is _Imm:
             lhs, rhs = rhs, lhs
             cond = SWAPPED[cond]
-        if not is_float and isinstance(rhs, ir.Imm) and isinstance(t, (S.IntType, S.EnumType)) \
-                and not (isinstance(t, S.IntType) and t.name == "bool"):
+        if not is_float and rhs.__class__ is _Imm and isinstance(t, (S.IntType, S.EnumType)) \
+                and not (t.__class__ is S.IntType and t.name == "bool"):
             cond, rhs = canonical_compare(cond, rhs.value, t)
             if cond in ("true", "false"):
                 return ir.Imm(int(cond == "true"))
         if is_float:
             suffix = float_type(t)
-        elif isinstance(t, S.IntType) and t.name == "bool":
+        elif t.__class__ is S.IntType and t.name == "bool":
             return self.bool_compare(cond, lhs, rhs)
         elif cond in ("eq", "ne"):
             suffix = int_type(t, signed=True)
@@ -1030,12 +1030,12 @@ class FunctionCodegen:
 
     def truth(self, value, t: S.Type, negate: bool = False):
         """A predicate that is true when `value` is nonzero (or zero, if negate)."""
-        if isinstance(value, ir.Imm):
+        if value.__class__ is _Imm:
             return ir.Imm(int(bool(value.value) != negate))
         if value.cls == "p":
             return self.op("not.pred", "p", value) if negate else value
         cond = "eq" if negate else "ne"
-        if isinstance(t, S.FloatType):
+        if t.__class__ is S.FloatType:
             cond = "eq" if negate else "neu"
             return self.op(f"setp.{cond}.{float_type(t)}", "p", value, ir.Imm(0.0, "." + float_type(t)))
         if value.cls == "rs" and S.sizeof(t) == 1:
@@ -1045,7 +1045,7 @@ class FunctionCodegen:
         return self.op(f"setp.{cond}.{suffix}", "p", value, ir.Imm(0))
 
     def as_pred(self, value):
-        if isinstance(value, ir.Imm):
+        if value.__class__ is _Imm:
             p = self.new_reg("p")
             self.emit("setp.ne.s32", p, ir.Imm(int(bool(value.value))), ir.Imm(0))
             return p
@@ -1059,7 +1059,7 @@ class FunctionCodegen:
         raise self.unsupported(_describe_expr(expr), expr)
 
     def gen_literal(self, expr) -> ir.Imm:
-        if isinstance(expr, A.FloatLit):
+        if expr.__class__ is A.FloatLit:
             value = expr.value if expr.type.size == 8 else f32_bits(expr.value)
             return ir.Imm(value, "." + float_type(expr.type))
         return ir.Imm(int(expr.value))
@@ -1068,11 +1068,11 @@ class FunctionCodegen:
         sym = expr.symbol
         binding = self.bindings.get(sym)
         if binding is None:   # not bound yet: a constant, a builtin, a global, a function
-            if isinstance(sym, S.EnumConstSymbol):
+            if sym.__class__ is S.EnumConstSymbol:
                 return ir.Imm(sym.value)
-            if isinstance(sym, S.FunctionSymbol):
+            if sym.__class__ is S.FunctionSymbol:
                 return self.function_address(sym, expr)
-            if not isinstance(sym, S.VarSymbol):
+            if sym.__class__ is not S.VarSymbol:
                 raise self.unsupported(f"'{expr.name}' as a value", expr)
             if sym.kind == "builtin":
                 if sym.name == "warpSize":
@@ -1107,7 +1107,7 @@ class FunctionCodegen:
 
     def gen_member(self, expr: A.Member):
         base = expr.base
-        if isinstance(base, A.Ident) and isinstance(base.symbol, S.VarSymbol) and base.symbol.kind == "builtin":
+        if base.__class__ is A.Ident and base.symbol.__class__ is S.VarSymbol and base.symbol.kind == "builtin":
             sreg = SPECIAL_REGS[base.symbol.name]
             return self.op("mov.u32", "r", ir.SpecialReg(f"{sreg}.{expr.name}"))
         if expr.arrow or _is_lvalue_path(base):
@@ -1145,7 +1145,7 @@ class FunctionCodegen:
     def arith(self, op: str, lhs, rhs, t: S.Type, node=None):
         """`lhs op rhs` in type t, both operands already converted to t (shifts: the count
         may be any integer)."""
-        if isinstance(lhs, ir.Imm) and isinstance(rhs, ir.Imm):
+        if lhs.__class__ is _Imm and rhs.__class__ is _Imm:
             try:
                 value = S.fold_binary(op, lhs.value, rhs.value, t)
             except ZeroDivisionError:
@@ -1153,18 +1153,18 @@ class FunctionCodegen:
             if value is not None:
                 return imm_for(S.convert_constant(value, t), t)
         cls = reg_class(t)
-        if isinstance(t, S.FloatType):
+        if t.__class__ is S.FloatType:
             ft = float_type(t)
-            if op in ("+", "*") and isinstance(lhs, ir.Imm):
+            if op in ("+", "*") and lhs.__class__ is _Imm:
                 lhs, rhs = rhs, lhs
-            if isinstance(rhs, ir.Imm) and _float_identity(op, rhs.value):
+            if rhs.__class__ is _Imm and _float_identity(op, rhs.value):
                 return lhs  # instcombine: x * 1.0, x / 1.0, x - 0.0, x + -0.0 are x
-            if op == "*" and isinstance(rhs, ir.Imm) and isinstance(lhs, VReg) and lhs not in self.mutable:
+            if op == "*" and rhs.__class__ is _Imm and lhs.__class__ is VReg and lhs not in self.mutable:
                 negated = self.defs.get(lhs)
                 if negated is not None and negated.opcode == f"neg.{ft}":
                     # instcombine: (-x) * c is x * -c
                     return self.arith("*", negated.operands[1], ir.Imm(-rhs.value, rhs.type), t, node)
-            if op == "/" and isinstance(rhs, ir.Imm) and exact_reciprocal(rhs.value):
+            if op == "/" and rhs.__class__ is _Imm and exact_reciprocal(rhs.value):
                 # x / 2^k is x * 2^-k exactly: LLVM rewrites the division.
                 return self.arith("*", lhs, ir.Imm(1.0 / rhs.value, rhs.type), t, node)
             opcode = _FLOAT_OPCODES.get(op)
@@ -1175,7 +1175,7 @@ class FunctionCodegen:
         if cls == "p":
             raise self.unsupported(f"arithmetic on bool values", node)
         width = 64 if cls == "rd" else (32 if cls == "r" else 16)
-        signed = t.signed if isinstance(t, S.IntType) else True
+        signed = t.signed if t.__class__ is S.IntType else True
         if lhs.__class__ is _Imm and op in ("+", "*", "&", "|", "^"):
             lhs, rhs = rhs, lhs
         if op == "*" and width == 64:
@@ -1219,7 +1219,7 @@ class FunctionCodegen:
     def widening_multiply(self, lhs, rhs):
         """ext(a) * ext(b) in 64 bits is mul.wide of the 32-bit values (LLVM's pattern)."""
         def narrow(value):
-            if isinstance(value, ir.Imm):
+            if value.__class__ is _Imm:
                 return value, None
             instr = self.defs.get(value) if value not in self.mutable else None
             if instr is not None and instr.opcode in ("cvt.u64.u32", "cvt.s64.s32") \
@@ -1234,9 +1234,9 @@ class FunctionCodegen:
         if (sa and sb and sa != sb):
             return None
         for v in (a, b):
-            if isinstance(v, ir.Imm) and not (0 <= v.value < (1 << 31)):
+            if v.__class__ is _Imm and not (0 <= v.value < (1 << 31)):
                 return None
-        if isinstance(a, ir.Imm):
+        if a.__class__ is _Imm:
             a, b = b, a
         return self.op(f"mul.wide.{sign}32", "rd", a, b)
 
@@ -1266,13 +1266,13 @@ class FunctionCodegen:
         """`a && b` as a value: predicates combined when b is safe to evaluate early,
         branches otherwise (C's short circuit)."""
         lhs = self.truth(self.gen_expr(expr.lhs), expr.lhs.type)
-        if isinstance(lhs, ir.Imm):
+        if lhs.__class__ is _Imm:
             if bool(lhs.value) == (expr.op == "||"):
                 return ir.Imm(int(expr.op == "||"))
             return self.truth(self.gen_expr(expr.rhs), expr.rhs.type)
         if _is_speculatable(expr.rhs):
             rhs = self.truth(self.gen_expr(expr.rhs), expr.rhs.type)
-            if isinstance(rhs, ir.Imm):
+            if rhs.__class__ is _Imm:
                 if bool(rhs.value) == (expr.op == "||"):
                     return rhs
                 return lhs
@@ -1292,7 +1292,7 @@ class FunctionCodegen:
     def gen_unary(self, expr: A.Unary):
         op = expr.op
         if op == "*":
-            if isinstance(expr.type, S.FunctionType):   # `(*fp)(x)`: the function is the pointer
+            if expr.type.__class__ is S.FunctionType:   # `(*fp)(x)`: the function is the pointer
                 return self.gen_expr(expr.operand)
             return self.load(self.gen_lvalue(expr))
         if op == "&":
@@ -1303,11 +1303,11 @@ class FunctionCodegen:
             return self.truth(value, expr.operand.type, negate=True)
         if op == "+":
             return value
-        if isinstance(value, ir.Imm):
+        if value.__class__ is _Imm:
             folded = -value.value if op == "-" else ~value.value
             return imm_for(S.convert_constant(folded, t), t)
         if op == "-":
-            return self.op(f"neg.{arith_type(t) if not isinstance(t, S.IntType) else 's' + str(bits(t))}",
+            return self.op(f"neg.{arith_type(t) if t.__class__ is not S.IntType else 's' + str(bits(t))}",
                            value.cls, value)
         return self.op(f"not.b{bits(t)}", value.cls, value)
 
@@ -1317,7 +1317,7 @@ class FunctionCodegen:
     # 32-bit (%r), as NVVM keeps them.
 
     def pointer_info(self, value) -> PointerInfo:
-        if isinstance(value, VReg):
+        if value.__class__ is VReg:
             return self.pointers.get(value, GENERIC)
         return GENERIC
 
@@ -1325,7 +1325,7 @@ class FunctionCodegen:
         """A pointer about to be dereferenced or offset.  A kernel's pointer parameter is
         assumed to point to global memory (as NVVM assumes): it is converted with
         cvta.to.global, once per block; place_cvta then positions the conversions."""
-        if isinstance(value, ir.Imm):
+        if value.__class__ is _Imm:
             return self.op("mov.u64", "rd", value)
         param_type_ = self.kernel_pointers.get(value)
         if param_type_ is not None:
@@ -1363,15 +1363,15 @@ class FunctionCodegen:
         offset = base.offset + extra * size
         if index is None:
             return MemRef(base.base, offset, base.space, elem_type, base.nc)
-        if isinstance(index, ir.Imm):
+        if index.__class__ is _Imm:
             return MemRef(base.base, offset + index.value * size, base.space, elem_type, base.nc)
-        if base.space == "shared" and (isinstance(base.base, ir.Symbol) or base.base.cls == "r"):
+        if base.space == "shared" and (base.base.__class__ is ir.Symbol or base.base.cls == "r"):
             scaled = self.scale_index32(index, index_expr.type, size)
-            start = base.base if isinstance(base.base, VReg) else self.op("mov.u32", "r", base.base)
+            start = base.base if base.base.__class__ is VReg else self.op("mov.u32", "r", base.base)
             addr = self.op("add.s32", "r", start, scaled, commute=False)  # a GEP: base first
             return MemRef(addr, offset, "shared", elem_type)
         start = base.base
-        if isinstance(start, ir.Symbol):
+        if start.__class__ is ir.Symbol:
             start = self.op("mov.u64", "rd", start)
         scaled = self.scale_index(index, index_expr.type, size)
         addr = self.op("add.s64", "rd", start, scaled, commute=False)  # a GEP: base first
@@ -1386,7 +1386,7 @@ class FunctionCodegen:
             if size & (size - 1) == 0:
                 return self.op("shl.b64", "rd", index, ir.Imm(size.bit_length() - 1))
             return self.op("mul.lo.s64", "rd", index, ir.Imm(size))
-        signed = (t.signed if isinstance(t, S.IntType) else True) and not self.known_nonnegative(index)
+        signed = (t.signed if t.__class__ is S.IntType else True) and not self.known_nonnegative(index)
         if index.cls == "rs":
             index = self.convert(index, t, S.INT if signed else S.UINT)
         if size == 1:
@@ -1396,7 +1396,7 @@ class FunctionCodegen:
     def known_nonnegative(self, value) -> bool:
         """A 32-bit value that is a zero-extended narrower one (a byte or short read
         unsigned): LLVM then widens it unsigned."""
-        instr = self.defs.get(value) if isinstance(value, VReg) and value not in self.mutable else None
+        instr = self.defs.get(value) if value.__class__ is VReg and value not in self.mutable else None
         return instr is not None and instr.opcode in ("cvt.u32.u8", "cvt.u32.u16")
 
     def scale_index32(self, index: VReg, t: S.Type, size: int) -> VReg:
@@ -1416,7 +1416,7 @@ class FunctionCodegen:
         becomes generic (cvta.shared)."""
         base = mem.base
         if mem.space == "shared":
-            if isinstance(base, ir.Symbol):
+            if base.__class__ is ir.Symbol:
                 base = self.op("mov.u64", "rd", base)
                 if mem.offset:
                     base = self.op("add.s64", "rd", base, ir.Imm(mem.offset))
@@ -1435,7 +1435,7 @@ class FunctionCodegen:
             return self.op("cvta.local.u64", "rd", base)
         if mem.space == "param":
             raise self.unsupported("the address of a kernel parameter's field", None)
-        if isinstance(base, ir.Symbol):
+        if base.__class__ is ir.Symbol:
             base = self.op("mov.u64", "rd", base)
         if mem.offset:
             reg = self.op("add.s64", "rd", base, ir.Imm(mem.offset))
@@ -1481,7 +1481,7 @@ class FunctionCodegen:
         return value
 
     def address_of(self, operand: A.Expr):
-        if isinstance(operand, A.Ident) and isinstance(operand.symbol, S.FunctionSymbol):
+        if operand.__class__ is A.Ident and operand.symbol.__class__ is S.FunctionSymbol:
             return self.function_address(operand.symbol, operand)
         lv = self.gen_lvalue(operand)
         if isinstance(lv, (VarRef, RegAgg, _ConstRef)):
@@ -1493,22 +1493,22 @@ class FunctionCodegen:
     # ---- lvalues, loads and stores ---------------------------------------------------
     def gen_lvalue(self, expr: A.Expr):
         node_cls = expr.__class__    # (AST node classes have no subclasses: exact tests)
-        if node_cls is A.Ident and isinstance(expr.symbol, S.VarSymbol):
+        if node_cls is A.Ident and expr.symbol.__class__ is S.VarSymbol:
             binding = self.bindings.get(expr.symbol)
             if binding is None:
                 binding = self.binding(expr.symbol, expr)
             cls = binding.__class__
             if cls is VarRef or cls is MemRef or cls is RegAgg:
                 return binding
-            if isinstance(binding, AggValue):  # a struct never assigned: read it as registers
-                return RegAgg(binding.ctype, [VarRef(v, lt, None) if isinstance(v, VReg) else _ConstRef(v, lt)
+            if binding.__class__ is AggValue:  # a struct never assigned: read it as registers
+                return RegAgg(binding.ctype, [VarRef(v, lt, None) if v.__class__ is VReg else _ConstRef(v, lt)
                                               for v, (_, lt) in zip(binding.values, leaves(binding.ctype))])
             raise self.unsupported(f"assignment to '{expr.name}'", expr)
         if node_cls is A.Index:
             base_expr = expr.base
             if base_expr.__class__ is A.ImplicitCast and base_expr.operand.type.__class__ is S.ArrayType:
                 base = self.gen_lvalue(base_expr.operand)  # an array object: its address
-                if isinstance(base, RegAgg):
+                if base.__class__ is RegAgg:
                     return self.register_element(base, expr)
             else:
                 base = (_GEN_EXPR[base_expr.__class__](self, base_expr), base_expr.type)
@@ -1534,7 +1534,7 @@ class FunctionCodegen:
 
     def sub_object(self, base, outer: S.Type, offset: int, part: S.Type):
         """The part of type `part` at byte `offset` of the object `base` (of type outer)."""
-        if isinstance(base, MemRef):
+        if base.__class__ is MemRef:
             return MemRef(base.base, base.offset + offset, base.space, part, base.nc)
         first, count = leaf_range(outer, offset, part)
         if is_aggregate(part):
@@ -1544,7 +1544,7 @@ class FunctionCodegen:
     def register_element(self, base: RegAgg, expr: A.Index):
         """An element of an array kept in registers: the index must be a constant."""
         index = self.gen_expr(expr.index)
-        if not isinstance(index, ir.Imm):
+        if index.__class__ is not _Imm:
             raise self.unsupported("an array element chosen at run time from an array in registers", expr)
         size = S.sizeof(expr.type)
         if not 0 <= index.value < (base.ctype.size or 0):
@@ -1605,7 +1605,7 @@ class FunctionCodegen:
 
     def store_aggregate(self, lv, value: AggValue) -> None:
         t = S.unqualified(lv.ctype)
-        if isinstance(lv, RegAgg):
+        if lv.__class__ is RegAgg:
             for ref, v in zip(lv.refs, value.values):
                 self.store(ref, v)
             return
@@ -1623,7 +1623,7 @@ class FunctionCodegen:
 
     def materialize(self, value, t: S.Type):
         """A register holding `value` (vector stores take no immediates)."""
-        if isinstance(value, ir.Imm):
+        if value.__class__ is _Imm:
             reg = self.new_reg(reg_class(t))
             self.emit(f"mov.{mov_type(reg.cls, t)}", reg, value)
             return reg
@@ -1641,7 +1641,7 @@ class FunctionCodegen:
         volatile = ".volatile" if lv.ctype.volatile else ""
         if reg_class(t) == "p":
             value = self.bool_to_int(value, S.USHORT)
-        if isinstance(value, VReg) and S.is_pointer(t):
+        if value.__class__ is VReg and S.is_pointer(t):
             value = self.to_generic(value) if self.pointer_info(value).space != "generic" else value
         self.emit(f"st{volatile}{space}.{memory_type(t)}", ir.Address(lv.base, lv.offset), value)
         self.clobber_memory(lv.space)
@@ -1652,7 +1652,7 @@ class FunctionCodegen:
         reg = ref.reg
         self.write_reg(reg)
         last = self.block.instrs[-1] if self.block.instrs else None
-        if (isinstance(value, VReg) and value is not reg and value not in self.mutable and last is not None
+        if (value.__class__ is VReg and value is not reg and value not in self.mutable and last is not None
                 and value not in self.named
                 and last.operands and last.operands[0] is value and self.uses.get(value, 0) == 0
                 and value.cls == reg.cls and value not in self.param_loads and defines(last)):
@@ -1665,11 +1665,11 @@ class FunctionCodegen:
             return
         if value is reg:
             return
-        if isinstance(value, ir.Imm) and reg.cls == "p":
+        if value.__class__ is _Imm and reg.cls == "p":
             self.emit("setp.ne.s32", reg, ir.Imm(int(bool(value.value))), ir.Imm(0))
             return
         self.emit(f"mov.{mov_type(reg.cls, ref.ctype)}", reg, value)
-        if isinstance(value, ir.Imm):
+        if value.__class__ is _Imm:
             self.known[reg] = value
 
     # ---- assignment ------------------------------------------------------------------
@@ -1677,10 +1677,10 @@ class FunctionCodegen:
         if expr.op == "=":
             value = _GEN_EXPR[expr.value.__class__](self, expr.value)   # C++17: the right side is evaluated first
             lv = self.gen_lvalue(expr.target)
-            if isinstance(lv, VarRef) and S.is_pointer(lv.ctype):
+            if lv.__class__ is VarRef and S.is_pointer(lv.ctype):
                 value = self.match_pointer_space(lv, value)
             self.store(lv, value)
-            return lv.reg if isinstance(lv, VarRef) else value
+            return lv.reg if lv.__class__ is VarRef else value
         op = expr.op[:-1]
         value = _GEN_EXPR[expr.value.__class__](self, expr.value)
         lv = self.gen_lvalue(expr.target)
@@ -1693,7 +1693,7 @@ class FunctionCodegen:
             result = self.arith(op, self.convert(old, t, ct), value, ct, expr)
             result = self.convert(result, ct, t)
         self.store(lv, result)
-        return lv.reg if isinstance(lv, VarRef) else result
+        return lv.reg if lv.__class__ is VarRef else result
 
     def match_pointer_space(self, ref: VarRef, value):
         info = self.pointers.get(ref.reg)
@@ -1712,14 +1712,14 @@ class FunctionCodegen:
         lv = self.gen_lvalue(expr.operand)
         t = S.unqualified(expr.operand.type)
         old = self.load(lv)
-        post = isinstance(expr, A.PostIncDec)
-        if post and want_value and isinstance(lv, VarRef):
+        post = expr.__class__ is A.PostIncDec
+        if post and want_value and lv.__class__ is VarRef:
             old = self.copy(old, t)
         step = 1 if expr.op == "++" else -1
         if S.is_pointer(t):
             new = self.op("add.s64", "rd", old, ir.Imm(step * S.sizeof(t.pointee)))
             self.pointers[new] = self.pointer_info(old)
-        elif isinstance(t, S.FloatType):
+        elif t.__class__ is S.FloatType:
             new = self.arith("+", old, imm_for(float(step), t), t)
         else:
             wide = S.promote(t)
@@ -1729,14 +1729,14 @@ class FunctionCodegen:
             return None
         if post:
             return old
-        return lv.reg if isinstance(lv, VarRef) else new
+        return lv.reg if lv.__class__ is VarRef else new
 
     def gen_conditional(self, expr: A.Conditional):
         t = S.unqualified(expr.type)
         constant = S.constant_value(expr.cond)
         if constant is not None:
             return self.gen_expr(expr.then if constant else expr.else_)
-        if _is_speculatable(expr.then) and _is_speculatable(expr.else_) and not isinstance(t, S.VoidType) \
+        if _is_speculatable(expr.then) and _is_speculatable(expr.else_) and t.__class__ is not S.VoidType \
                 and reg_class(t) != "p":
             minmax = self.select_min_max(expr, t)
             if minmax is not None:
@@ -1744,10 +1744,10 @@ class FunctionCodegen:
             p = self.condition_pred(expr.cond)
             a = self.gen_expr(expr.then)
             b = self.gen_expr(expr.else_)
-            if isinstance(p, ir.Imm):
+            if p.__class__ is _Imm:
                 return a if p.value else b
             return self.op(f"selp.{sel_type(t)}", reg_class(t), a, b, p)
-        result = None if isinstance(t, S.VoidType) else VarRef(self.new_reg(reg_class(t)), t, None)
+        result = None if t.__class__ is S.VoidType else VarRef(self.new_reg(reg_class(t)), t, None)
         if result is not None:
             self.mutable.add(result.reg)
         other, end = self.make_label(), self.make_label()
@@ -1770,9 +1770,9 @@ class FunctionCodegen:
         """`a > b ? a : b` is max(a, b), `a < b ? a : b` min(a, b): InstCombine's
         select-of-compare patterns (NVVM applies them to floats too)."""
         cond = expr.cond
-        while isinstance(cond, A.ImplicitCast) and cond.type == S.BOOL:
+        while cond.__class__ is A.ImplicitCast and cond.type == S.BOOL:
             cond = cond.operand
-        if not (isinstance(cond, A.Binary) and cond.op in ("<", ">", "<=", ">=")):
+        if not (cond.__class__ is A.Binary and cond.op in ("<", ">", "<=", ">=")):
             return None
         if S.unqualified(cond.lhs.type) != t or not S.is_arithmetic(t):
             return None
@@ -1787,17 +1787,17 @@ class FunctionCodegen:
         else:
             return None
         a, b = self.gen_expr(cond.lhs), self.gen_expr(cond.rhs)
-        if isinstance(a, ir.Imm):
+        if a.__class__ is _Imm:
             a, b = b, a
-        if isinstance(a, ir.Imm):
+        if a.__class__ is _Imm:
             return None
-        suffix = float_type(t) if isinstance(t, S.FloatType) else int_type(t)
+        suffix = float_type(t) if t.__class__ is S.FloatType else int_type(t)
         return self.op(f"{kind}.{suffix}", reg_class(t), a, b)
 
     def condition_pred(self, cond: A.Expr):
-        while isinstance(cond, A.ImplicitCast) and cond.type == S.BOOL and S.is_scalar(cond.operand.type):
+        while cond.__class__ is A.ImplicitCast and cond.type == S.BOOL and S.is_scalar(cond.operand.type):
             cond = cond.operand
-        if isinstance(cond, A.Binary) and cond.op in INT_CMP:
+        if cond.__class__ is A.Binary and cond.op in INT_CMP:
             lhs, rhs = self.gen_expr(cond.lhs), self.gen_expr(cond.rhs)
             if S.is_pointer(cond.lhs.type) and S.is_pointer(cond.rhs.type):
                 lhs, rhs = self.comparable_pointers(lhs, rhs)
@@ -1844,32 +1844,32 @@ class FunctionCodegen:
         # dataclass __eq__ calls, both ways)
         if value is None or src is dst or (src.__class__ is dst.__class__ and src == dst):
             return value
-        if isinstance(src, (S.PointerType, S.ArrayType, S.FunctionType)) and isinstance(dst, S.PointerType):
+        if isinstance(src, (S.PointerType, S.ArrayType, S.FunctionType)) and dst.__class__ is _PointerType:
             return value
-        if isinstance(value, ir.Imm):
-            if isinstance(dst, S.PointerType):
+        if value.__class__ is _Imm:
+            if dst.__class__ is _PointerType:
                 return ir.Imm(int(value.value))
             return imm_for(S.convert_constant(value.value, dst), dst)
         if src.__class__ is S.EnumType:    # an enum converts as its underlying int
             src = S.INT
-        if isinstance(dst, S.PointerType):
+        if dst.__class__ is _PointerType:
             src_int = src
             if value.cls == "rd":
                 return value
             return self.op(f"cvt.{'s' if src_int.signed else 'u'}64.{int_type(src_int)}", "rd", value)
-        if isinstance(src, S.PointerType):
+        if src.__class__ is _PointerType:
             src = S.ULONG
         dcls, scls = reg_class(dst), value.cls
         if dcls == "p":
             return self.truth(value, src)
         if scls == "p":
             return self.bool_to(value, dst)
-        if isinstance(dst, S.FloatType):
-            if isinstance(src, S.FloatType):
+        if dst.__class__ is S.FloatType:
+            if src.__class__ is S.FloatType:
                 opcode = "cvt.f64.f32" if dst.size == 8 else "cvt.rn.f32.f64"
                 return self.op(opcode, dcls, value)
             return self.op(f"cvt.rn.{float_type(dst)}.{cvt_int(src)}", dcls, value)
-        if isinstance(src, S.FloatType):
+        if src.__class__ is S.FloatType:
             if dcls == "rs":
                 # as NVVM: to a 32-bit integer, then its low bits (C leaves an out-of-range
                 # value undefined; nvcc's code wraps it rather than saturating)
@@ -1894,13 +1894,13 @@ class FunctionCodegen:
         return self.op(f"cvt.u{max(dbits, 16)}.u{sbits}", dcls, value)
 
     def bool_to(self, pred: VReg, dst: S.Type):
-        if isinstance(dst, S.FloatType):
+        if dst.__class__ is S.FloatType:
             ft = float_type(dst)
             return self.op(f"selp.{ft}", reg_class(dst), ir.Imm(1.0, "." + ft), ir.Imm(0.0, "." + ft), pred)
         return self.bool_to_int(pred, dst)
 
     def bool_to_int(self, pred, dst: S.Type):
-        if isinstance(pred, ir.Imm):
+        if pred.__class__ is _Imm:
             return ir.Imm(int(bool(pred.value)))
         cls = reg_class(dst)
         width = {"rs": 16, "r": 32, "rd": 64}[cls]
@@ -1911,7 +1911,7 @@ class FunctionCodegen:
         callee = expr.callee
         if callee is None:   # through a function pointer
             target = self.gen_expr(expr.func)
-            if not isinstance(target, VReg):
+            if target.__class__ is not VReg:
                 raise self.unsupported("calling a constant function pointer", expr)
             ftype = S.unqualified(expr.func.type).pointee
             return self.real_call(target, ftype, expr)
@@ -1937,11 +1937,11 @@ class FunctionCodegen:
         for k, (value, arg) in enumerate(zip(values, expr.args)):
             t = S.unqualified(arg.type)
             ptype, _ = _call_param_type(t, arg, "an argument")
-            if isinstance(value, RegPointer) or isinstance(value, (MemRef, RegAgg, AggValue)):
+            if value.__class__ is RegPointer or isinstance(value, (MemRef, RegAgg, AggValue)):
                 raise self.unsupported("this argument of a call that is not inlined", arg)
-            if isinstance(value, VarRef):
+            if value.__class__ is VarRef:
                 value = value.reg
-            if isinstance(t, S.PointerType) and isinstance(value, VReg):
+            if t.__class__ is _PointerType and value.__class__ is VReg:
                 space = self.pointer_info(value).space
                 if space not in ("generic", "global", "local", "const"):
                     raise self.unsupported(f"passing a {space} pointer to a call that is not inlined", arg)
@@ -1953,7 +1953,7 @@ class FunctionCodegen:
             self.emit(f"st.param.{_store_type(t)}", ir.Address(ir.Symbol(name)), value)
         ret_t = S.unqualified(ftype.ret)
         returns, proto_returns = [], []
-        if not isinstance(ret_t, S.VoidType):
+        if ret_t.__class__ is not S.VoidType:
             ptype, _ = _call_param_type(ret_t, expr, "a result")
             name = f"__s{n}_retval0"
             self.call_params.append(ir.Param(ptype, name))
@@ -1961,7 +1961,7 @@ class FunctionCodegen:
             returns.append(ir.Symbol(name))
         operands = [ir.OperandList(tuple(returns))] if returns else []
         operands += [target, ir.OperandList(tuple(arg_names))]
-        if isinstance(target, VReg):
+        if target.__class__ is VReg:
             proto = f"prototype_{n}"
             self.prototypes.append(ir.CallPrototype(proto, proto_returns, proto_params))
             operands.append(ir.Symbol(proto))
@@ -2008,10 +2008,10 @@ class FunctionCodegen:
                 result = self.gen_expr(value) if value is not None else None
             finally:
                 self.returns.pop()
-            if isinstance(ret_t, S.VoidType):
+            if ret_t.__class__ is S.VoidType:
                 return None
             return self.rvalue(result, ret_t) if is_aggregate(ret_t) else result
-        result = None if isinstance(ret_t, S.VoidType) else self.new_var(ret_t)
+        result = None if ret_t.__class__ is S.VoidType else self.new_var(ret_t)
         done = self.make_label()
         self.returns.append((done, result))
         saved = self.region_start()
@@ -2032,7 +2032,7 @@ class FunctionCodegen:
         if handler is None:
             if name in mathlib.SIGNATURES:
                 args = [self.gen_expr(a) for a in expr.args]
-                if name in _FOLDED_APPROX and isinstance(args[0], ir.Imm) and math.isfinite(args[0].value):
+                if name in _FOLDED_APPROX and args[0].__class__ is _Imm and math.isfinite(args[0].value):
                     # NVVM folds the intrinsic of a constant to the correctly rounded value
                     return ir.Imm(f32_bits(_FOLDED_APPROX[name](args[0].value)), ".f32")
                 return mathlib.instantiate(self, name, args)
@@ -2079,11 +2079,11 @@ def _call_param_type(t: S.Type, node, what: str = "a parameter") -> tuple[str, s
     """A .func parameter's (or result's) `.param` type and its ld.param type, as NVVM
     writes them: `.b32` read as u32/f32, `.b64` read as u64/f64."""
     t = S.unqualified(t)
-    if isinstance(t, S.FloatType):
+    if t.__class__ is S.FloatType:
         return (".b64", "f64") if t.size == 8 else (".b32", "f32")
     if isinstance(t, (S.PointerType, S.ArrayType)):
         return ".b64", "u64"
-    if isinstance(t, (S.IntType, S.EnumType)) and S.sizeof(t) >= 4 and not (isinstance(t, S.IntType) and t.name == "bool"):
+    if isinstance(t, (S.IntType, S.EnumType)) and S.sizeof(t) >= 4 and not (t.__class__ is S.IntType and t.name == "bool"):
         return (".b64", "u64") if S.sizeof(t) == 8 else (".b32", "u32")
     raise Unsupported(f"{what} of type '{t}' in a call that is not inlined", getattr(node, "loc", None))
 
@@ -2091,7 +2091,7 @@ def _call_param_type(t: S.Type, node, what: str = "a parameter") -> tuple[str, s
 def _store_type(t: S.Type) -> str:
     """st.param / ld.param type of a call's argument or result."""
     t = S.unqualified(t)
-    if isinstance(t, S.FloatType):
+    if t.__class__ is S.FloatType:
         return "f64" if t.size == 8 else "f32"
     if isinstance(t, (S.PointerType, S.ArrayType)) or S.sizeof(t) == 8:
         return "b64"
@@ -2102,10 +2102,10 @@ def _split_constant_offset(index: A.Expr):
     """`e + c` / `e - c` with signed (no-overflow) arithmetic: (e, c), folding c into the
     address offset as LLVM does for `inbounds` GEPs; (None, c) for a constant index."""
     node = index
-    while isinstance(node, A.ImplicitCast) and S.is_integer(node.type) and S.is_integer(node.operand.type) \
+    while node.__class__ is A.ImplicitCast and S.is_integer(node.type) and S.is_integer(node.operand.type) \
             and node.type.size >= node.operand.type.size and node.operand.type.signed:
         node = node.operand
-    if not (node.__class__ is A.Binary and node.op in ("+", "-") and isinstance(node.type, S.IntType)
+    if not (node.__class__ is A.Binary and node.op in ("+", "-") and node.type.__class__ is S.IntType
             and node.type.signed):
         constant = S.constant_value(node)
         return (None, constant) if constant is not None else (index, 0)
@@ -2216,13 +2216,13 @@ class _ConstRef:
 
 def _is_lvalue_path(expr) -> bool:
     """Can gen_lvalue produce an object for `expr` (rather than only a value)?"""
-    if isinstance(expr, A.Ident):
-        return isinstance(expr.symbol, S.VarSymbol)
+    if expr.__class__ is A.Ident:
+        return expr.symbol.__class__ is S.VarSymbol
     if isinstance(expr, (A.Index,)):
         return True
-    if isinstance(expr, A.Unary):
+    if expr.__class__ is A.Unary:
         return expr.op == "*"
-    if isinstance(expr, A.Member):
+    if expr.__class__ is A.Member:
         return expr.arrow or _is_lvalue_path(expr.base)
     return False
 
@@ -2230,7 +2230,7 @@ def _is_lvalue_path(expr) -> bool:
 def _vector_access(t: S.Type, mem) -> bool:
     """Is a whole-object access of `t` at `mem` one ld/st.v2/v4 (a CUDA vector type at its
     alignment, outside the parameter space)?"""
-    return isinstance(t, S.StructType) and t.vector in (2, 4) and isinstance(mem, MemRef) \
+    return t.__class__ is S.StructType and t.vector in (2, 4) and mem.__class__ is MemRef \
         and mem.space != "param" and mem.offset % t.align == 0
 
 
@@ -2238,56 +2238,56 @@ def _is_speculatable(expr: A.Expr) -> bool:
     """Can `expr` be evaluated even when C would not (no side effects, no memory access)?"""
     if isinstance(expr, (A.IntLit, A.FloatLit, A.CharLit, A.BoolConst, A.SizeofType, A.SizeofExpr)):
         return True
-    if isinstance(expr, A.Ident):
+    if expr.__class__ is A.Ident:
         return isinstance(expr.symbol, (S.VarSymbol, S.EnumConstSymbol)) and \
             not isinstance(getattr(expr.symbol, "type", None), S.ArrayType)
     if isinstance(expr, (A.ImplicitCast, A.Cast)):
         return _is_speculatable(expr.operand)
-    if isinstance(expr, A.Unary):
+    if expr.__class__ is A.Unary:
         return expr.op in ("-", "+", "~", "!") and _is_speculatable(expr.operand)
-    if isinstance(expr, A.Binary):
+    if expr.__class__ is A.Binary:
         if expr.op in ("/", "%") and S.is_integer(expr.type):
             return False  # may trap on zero
         return _is_speculatable(expr.lhs) and _is_speculatable(expr.rhs)
-    if isinstance(expr, A.Member):
-        return isinstance(expr.base, A.Ident) and getattr(expr.base.symbol, "kind", "") == "builtin"
-    if isinstance(expr, A.Conditional):
+    if expr.__class__ is A.Member:
+        return expr.base.__class__ is A.Ident and getattr(expr.base.symbol, "kind", "") == "builtin"
+    if expr.__class__ is A.Conditional:
         return all(_is_speculatable(e) for e in (expr.cond, expr.then, expr.else_))
     return False
 
 
 def _simple_jump(stmt, cg: FunctionCodegen) -> str | None:
     """The target of a statement that is only `return;`, `break;` or `continue;`."""
-    while isinstance(stmt, A.CompoundStmt) and len(stmt.items) == 1:
+    while stmt.__class__ is A.CompoundStmt and len(stmt.items) == 1:
         stmt = stmt.items[0]
-    if isinstance(stmt, A.ReturnStmt) and stmt.value is None:
+    if stmt.__class__ is A.ReturnStmt and stmt.value is None:
         return cg.returns[-1][0] if cg.returns else cg.exit_label
-    if isinstance(stmt, A.BreakStmt) and cg.loops:
+    if stmt.__class__ is A.BreakStmt and cg.loops:
         return cg.loops[-1][0]
-    if isinstance(stmt, A.ContinueStmt) and cg.loops:
+    if stmt.__class__ is A.ContinueStmt and cg.loops:
         return next((c for _, c in reversed(cg.loops) if c is not None), None)
     return None
 
 
 def _expr_key(expr: A.Expr):
     """A structural key for simple expressions (names, constants, conversions of them)."""
-    while isinstance(expr, A.ImplicitCast):
+    while expr.__class__ is A.ImplicitCast:
         expr = expr.operand
-    if isinstance(expr, A.Ident):
+    if expr.__class__ is A.Ident:
         return ("id", id(expr.symbol))
     if isinstance(expr, (A.IntLit, A.CharLit)):
         return ("int", expr.value)
-    if isinstance(expr, A.FloatLit):
+    if expr.__class__ is A.FloatLit:
         return ("float", expr.value)
     return None
 
 
 def _count_returns(node) -> int:
-    if isinstance(node, A.ReturnStmt):
+    if node.__class__ is A.ReturnStmt:
         return 1
-    if isinstance(node, A.CompoundStmt):
+    if node.__class__ is A.CompoundStmt:
         return sum(_count_returns(i) for i in node.items)
-    if isinstance(node, A.IfStmt):
+    if node.__class__ is A.IfStmt:
         return _count_returns(node.then) + (_count_returns(node.else_) if node.else_ else 0)
     if isinstance(node, (A.ForStmt, A.WhileStmt, A.DoStmt)):
         return _count_returns(node.body)
@@ -2302,9 +2302,9 @@ def _describe_stmt(stmt) -> str:
 
 
 def _describe_expr(expr) -> str:
-    if isinstance(expr, A.StringLit):
+    if expr.__class__ is A.StringLit:
         return "string literals in device code"
-    if isinstance(expr, A.Launch):
+    if expr.__class__ is A.Launch:
         return "kernel launches in device code"
     return f"{type(expr).__name__} expressions"
 
@@ -2336,7 +2336,7 @@ class ModuleCodegen:
             callees, stack = set(), [fsym.definition.body]
             while stack:
                 node = stack.pop()
-                if isinstance(node, A.Call) and node.callee is not None and node.callee.builtin is None \
+                if node.__class__ is A.Call and node.callee is not None and node.callee.builtin is None \
                         and node.callee.definition is not None:
                     callees.add(node.callee)
                 stack.extend(CHILDREN_OF[node.__class__](node))
@@ -2386,7 +2386,7 @@ class ModuleCodegen:
                                   else f"__{sym.space}__ variables", node.loc)
         name = name or sym.name
         t = S.unqualified(sym.type)
-        if space == "shared" and isinstance(t, S.ArrayType) and t.size is None:  # extern __shared__ x[]
+        if space == "shared" and t.__class__ is S.ArrayType and t.size is None:  # extern __shared__ x[]
             var = self.extern_shared.setdefault(name, ir.Variable(".shared", ".b8", name, align=16, array=0,
                                                                   extern=True))
             found = self.global_refs[sym] = MemRef(ir.Symbol(name), 0, space, t)
@@ -2478,10 +2478,10 @@ def global_initializer(sym: S.VarSymbol, t: S.Type) -> list | None:
     data = bytearray(S.sizeof(t))
 
     def fill(init, t, offset):
-        if isinstance(init, A.InitList):
-            if isinstance(t, S.ArrayType):
+        if init.__class__ is A.InitList:
+            if t.__class__ is S.ArrayType:
                 parts = [(offset + k * S.sizeof(t.elem), t.elem) for k in range(len(init.items))]
-            elif isinstance(t, S.StructType):
+            elif t.__class__ is S.StructType:
                 parts = [(offset + o, ft) for _, ft, o in t.fields]
             else:
                 parts = [(offset, t)]
@@ -2498,7 +2498,7 @@ def global_initializer(sym: S.VarSymbol, t: S.Type) -> list | None:
 
 
 def scalar_bytes(value, t: S.Type) -> bytes:
-    if isinstance(t, S.FloatType):
+    if t.__class__ is S.FloatType:
         return struct.pack("<f" if t.size == 4 else "<d", value)
     size = S.sizeof(t)
     return (int(value) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
