@@ -2105,6 +2105,8 @@ def _split_constant_offset(index: A.Expr):
     while node.__class__ is A.ImplicitCast and S.is_integer(node.type) and S.is_integer(node.operand.type) \
             and node.type.size >= node.operand.type.size and node.operand.type.signed:
         node = node.operand
+    if node.__class__ is A.Ident and node.symbol.__class__ is not S.EnumConstSymbol:
+        return index, 0   # (a variable: what constant_value would find, without the call)
     if not (node.__class__ is A.Binary and node.op in ("+", "-") and node.type.__class__ is S.IntType
             and node.type.signed):
         constant = S.constant_value(node)
