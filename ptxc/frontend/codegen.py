@@ -395,8 +395,10 @@ class FunctionCodegen:
     def release(self) -> None:
         """Drop all state (see ModuleCodegen.generate_function)."""
         for name in FunctionCodegen.__slots__[:-1]:
-            if hasattr(self, name):
+            try:
                 delattr(self, name)
+            except AttributeError:   # (a slot never set: a pass's, when the passes did not run)
+                pass
         self.__dict__.clear()
 
     def unsupported(self, feature: str, node) -> Unsupported:
