@@ -36,7 +36,7 @@ from .mangle import mangle_static_local
 from . import mathlib
 from .builtins import BUILTINS
 from .passes import run_passes
-from .plan import CHILDREN_OF, loop_pragmas, plan_body
+from .plan import CHILDREN_OF, loop_pragmas, plan_body, statements
 from .vir import (AggValue, RegAgg, is_aggregate, leaf_range, leaves, FLOAT_CMP, FLOAT_INVERSE, GENERIC, INT_CMP, INVERSE, SPECIAL_REGS, SWAPPED, Block, MemRef,
                   PointerInfo, Unsupported, VarRef, VReg, arith_type, bits, canonical_compare, cvt_int, defines,
                   exact_reciprocal, f32_bits, float_type, fold_compare, imm_for, int_type, memory_type, mov_type,
@@ -2161,6 +2161,7 @@ def _float_identity(op: str, c: float) -> bool:
 
 _Address, _Vector, _Imm, _Instr = ir.Address, ir.Vector, ir.Imm, ir.Instr
 _PointerType = S.PointerType
+_LOOPS = frozenset({A.ForStmt, A.WhileStmt, A.DoStmt})
 _AGGREGATE_TYPES = frozenset({S.StructType, S.ArrayType})   # (vir.is_aggregate's test, inline)
 
 # Opcodes after which code starts a new block.
@@ -2366,12 +2367,7 @@ class ModuleCodegen:
         lines = []
         for fsym in self.analyzer.functions:
             if fsym.definition is not None and fsym.on_device:
-                stack = [fsym.definition.body]
-                while stack:
-                    node = stack.pop()
-                    if isinstance(node, (A.ForStmt, A.WhileStmt, A.DoStmt)):
-                        lines.append(node.loc[0])
-                    stack.extend(CHILDREN_OF[node.__class__](node))
+                lines += [stmt.loc[0] for stmt in statements(fsym.definition.body) if stmt.__class__ in _LOOPS]
         return lines
 
     def add_global(self, var: ir.Variable) -> None:

@@ -457,6 +457,18 @@ _SUBSTATEMENTS = {
 }
 
 
+def statements(body):
+    """Every statement in a body (declarations included), depth first in source order,
+    without looking into expressions (no statement is inside one)."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        yield node
+        inner = _SUBSTATEMENTS.get(node.__class__)
+        if inner is not None:
+            stack.extend(reversed(inner(node)))
+
+
 def _in_plan(sym) -> bool:
     """Could the expression walk put `sym` in `in_memory` or `written` (an aggregate, or
     a variable whose address is taken) where codegen reads it (an automatic variable)?"""
