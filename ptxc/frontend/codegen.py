@@ -266,6 +266,7 @@ class FunctionCodegen:
         instr = _Instr(opcode, [dst, *sources], None, False)
         uses = self.uses
         ranks = self.ranks
+        mutable = self.mutable
         kind = _RANK_KIND[opcode]
         by_operands = kind is _ABOVE_RANK or kind is _SAME_RANK   # (else the operands' ranks stay unasked)
         rank = 0
@@ -273,6 +274,8 @@ class FunctionCodegen:
             src_cls = src.__class__
             if src_cls is VReg:
                 uses[src] = uses.get(src, 0) + 1
+                if src in mutable:   # (memo_put's work: the entry goes stale when the variable changes)
+                    self.memo_deps.setdefault(src, set()).add(key)
                 if by_operands:
                     r = ranks.get(src)
                     if r is None:
@@ -297,13 +300,8 @@ class FunctionCodegen:
             rank = 3 + self.param_loads.get(dst, 0)
         ranks[dst] = rank
         self.defs[dst] = instr
-        self.memo[key] = dst    # (memo_put's work: dst is fresh, so only sources can be variables)
+        self.memo[key] = dst    # (dst is fresh: only sources can be variables, above)
         self.value_keys[dst] = key
-        mutable = self.mutable
-        if mutable:
-            for src in sources:
-                if src.__class__ is VReg and src in mutable:
-                    self.memo_deps.setdefault(src, set()).add(key)
         return dst
 
     # LLVM's Reassociate ranks values (and orders commutative operands by them):
