@@ -100,10 +100,46 @@ def children(node):
     return CHILDREN_OF[node.__class__](node)
 
 
-# The node classes without child nodes (names, literals): the walk skips them.
+def _make_pusher(cls):
+    """Planner.visit's step for one node class: push its children that have children of
+    their own onto the walk's stack, last first (so they pop in source order); no list
+    of children is built, no leaf pushed."""
+    lines = ["def push_children(node, stack):", "    push = stack.append"]
+    for name in reversed(_child_fields(cls)):
+        lines += [f"    value = node.{name}",
+                  "    if value.__class__ in _INNER:",
+                  "        push(value)",
+                  "    elif value.__class__ is list:",
+                  "        for item in reversed(value):",
+                  "            if item.__class__ in _INNER:",
+                  "                push(item)",
+                  "            elif isinstance(item, tuple):  # asm operands: (constraint, expr)",
+                  "                for x in reversed(item):",
+                  "                    if x.__class__ in _INNER:",
+                  "                        push(x)"]
+    namespace = {"_INNER": _INNER}
+    exec("\n".join(lines), namespace)
+    return namespace["push_children"]
+
+
+class _Pushers(dict):
+    """Node class -> its `push_children` function, made on first need."""
+
+    def __missing__(self, cls):
+        found = self[cls] = _make_pusher(cls)
+        return found
+
+
+_PUSH_CHILDREN = _Pushers()
+
+
+# The node classes without child nodes (names, literals): the walk skips them; and the
+# others (every node class of ast.py: no node is of a class defined elsewhere).
 _LEAVES = frozenset(cls for cls in vars(A).values()
                     if isinstance(cls, type) and issubclass(cls, A.Node) and dataclasses.is_dataclass(cls)
                     and not _child_fields(cls))
+_INNER = frozenset(cls for cls in vars(A).values()
+                   if isinstance(cls, type) and issubclass(cls, A.Node) and cls not in _LEAVES)
 
 
 def strip_casts(expr):
@@ -151,9 +187,7 @@ class Planner:
                 continue
             special = _VISITS.get(cls)
             if special is None or special(self, node):
-                children = CHILDREN_OF[cls](node)
-                children.reverse()
-                stack += children
+                _PUSH_CHILDREN[cls](node, stack)
 
     # The handlers of _VISITS: each returns True when the node's children still need
     # the plain walk.
