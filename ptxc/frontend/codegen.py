@@ -36,7 +36,7 @@ from .mangle import mangle_static_local
 from . import mathlib
 from .builtins import BUILTINS
 from .passes import run_passes
-from .plan import CHILDREN_OF, loop_pragmas, plan_body, statements
+from .plan import PUSH_CHILDREN, loop_pragmas, plan_body, statements
 from .vir import (AggValue, RegAgg, is_aggregate, leaf_range, leaves, FLOAT_CMP, FLOAT_INVERSE, GENERIC, INT_CMP, INVERSE, SPECIAL_REGS, SWAPPED, Block, MemRef,
                   PointerInfo, Unsupported, VarRef, VReg, arith_type, bits, canonical_compare, cvt_int, defines,
                   exact_reciprocal, f32_bits, float_type, fold_compare, imm_for, int_type, memory_type, mov_type,
@@ -2342,7 +2342,7 @@ class ModuleCodegen:
                 if node.__class__ is A.Call and node.callee is not None and node.callee.builtin is None \
                         and node.callee.definition is not None:
                     callees.add(node.callee)
-                stack.extend(CHILDREN_OF[node.__class__](node))
+                PUSH_CHILDREN[node.__class__](node, stack)
             graph[fsym] = callees
         out = set()
         for start in graph:

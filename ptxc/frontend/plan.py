@@ -130,7 +130,8 @@ class _Pushers(dict):
         return found
 
 
-_PUSH_CHILDREN = _Pushers()
+# Walks that only need to see every inner node once, in any order, use it too.
+PUSH_CHILDREN = _Pushers()
 
 
 # The node classes without child nodes (names, literals): the walk skips them; and the
@@ -187,7 +188,7 @@ class Planner:
                 continue
             special = _VISITS.get(cls)
             if special is None or special(self, node):
-                _PUSH_CHILDREN[cls](node, stack)
+                PUSH_CHILDREN[cls](node, stack)
 
     # The handlers of _VISITS: each returns True when the node's children still need
     # the plain walk.
@@ -441,7 +442,7 @@ def _writes(node, sym) -> bool:
             target = node.operand
         if target is not None and isinstance(strip_casts(target), A.Ident) and strip_casts(target).symbol is sym:
             return True
-        stack.extend(CHILDREN_OF[node.__class__](node))
+        PUSH_CHILDREN[node.__class__](node, stack)
     return False
 
 
@@ -465,7 +466,7 @@ def body_cost(node, limit: int | None = None, _active: frozenset = frozenset()) 
                                   _active | {callee})
                 if limit is not None and cost > limit:
                     return cost
-        stack.extend(CHILDREN_OF[node.__class__](node))
+        PUSH_CHILDREN[node.__class__](node, stack)
     return cost
 
 
