@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast as _pyast
 import re
+from collections import namedtuple
 from functools import partial
 from pathlib import Path
 
@@ -40,18 +41,16 @@ def grammar_path() -> Path:
     raise FileNotFoundError("grammars/cuda.lark not found beside the ptxc package")
 
 
-class Token:
-    """A lexed token: `type` is the grammar's terminal name (IDENTIFIER, LPAR, ...)."""
-    __slots__ = ("type", "value", "line", "column")
-
-    def __init__(self, type_: str, value: str, line: int, column: int):
-        self.type = type_
-        self.value = value
-        self.line = line
-        self.column = column
+class Token(namedtuple("Token", "type value line column")):
+    """A lexed token: `type` is the grammar's terminal name (IDENTIFIER, LPAR, ...).
+    A tuple, so that the lexer makes one in C (`_new_token(Token, (...))`), not in an __init__."""
+    __slots__ = ()
 
     def __repr__(self) -> str:
         return f"Token({self.type}, {self.value!r}, {self.line}:{self.column})"
+
+
+_new_token = tuple.__new__
 
 
 class SyntaxErrorAt(Exception):
@@ -360,7 +359,7 @@ class BuildAst(Transformer):
 
     def asm_operands(self, children):
         """One `: a, b` section followed by the later ones: a list of sections."""
-        operands = [c for c in children if isinstance(c, tuple)]
+        operands = [c for c in children if isinstance(c, tuple) and not isinstance(c, Token)]
         rest = next((c for c in children if isinstance(c, list)), [])
         return [operands] + rest
 
@@ -441,12 +440,13 @@ class BuildAst(Transformer):
 
     def construct(self, children):
         head, _, args, _ = children
-        tok = head[1] if isinstance(head, tuple) else head
-        loc = (tok.line, tok.column)
-        if isinstance(head, tuple):
+        if isinstance(head, Token):   # TYPE_NAME
+            loc = (head.line, head.column)
+            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, head.value)])
+        else:                         # ("type", token) from base_type
+            tok = head[1]
+            loc = (tok.line, tok.column)
             specs = A.DeclSpecifiers(loc, [], [], [], [], [], [tok.value])
-        else:
-            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, tok.value)])
         type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
         return A.Construct(loc, type_name, args or [])
 
@@ -518,7 +518,8 @@ class Lexer:
                     raise ValueError(f"cuda.lark: the lexer does not know the terminal {term.name}; "
                                      "write keywords and punctuators as string literals")
                 patterns[term.name] = pattern.value
-        self.punctuators = punctuators
+        # Keywords and punctuators: their kind by their text, one dict look-up per token.
+        self.fixed = {**self.keywords, **punctuators}
         ordered = sorted(punctuators, key=len, reverse=True)
         # Whitespace is skipped inside the match (one regex step per token, not two).
         self.master = re.compile(r"\s*(?:" + "|".join([
@@ -531,6 +532,12 @@ class Lexer:
             "(?P<PUNCT>" + "|".join(re.escape(p) for p in ordered) + ")",
             r"(?P<ERROR>\S)",
         ]) + ")")
+        # The kind by group number: m.lastindex is the named group that matched (it closes
+        # after any group inside the terminal's own pattern), an int, cheaper than lastgroup.
+        group_kinds = [None] * (self.master.groups + 1)
+        for name, group in self.master.groupindex.items():
+            group_kinds[group] = name
+        self.group_kinds = tuple(group_kinds)
 
     def tokens(self, text: str, type_names: set) -> list:
         """The Tokens, $END last; an IDENTIFIER that a typedef or struct tag declared is a
@@ -539,13 +546,14 @@ class Lexer:
         the parser reports it when it gets there (after any syntax error before it)."""
         out: list = []
         append = out.append
-        keywords = self.keywords
-        punctuators = self.punctuators
+        fixed = self.fixed
+        group_kinds = self.group_kinds
+        hack_kinds = _HACK_KINDS
+        new_token = _new_token
         line, line_start = 1, 0
         in_typedef = False
         depth = 0
         expect_tag = False
-        previous = ""
         def next_newline(at: int) -> int:
             found = text.find("\n", at)
             return found if found >= 0 else len(text)
@@ -553,18 +561,16 @@ class Lexer:
         # a token that starts past it has line breaks in the whitespace before it.
         newline = next_newline(0)
         for m in self.master.finditer(text):
-            kind = m.lastgroup
-            if kind is None:  # trailing whitespace
-                break
-            start, end = m.span(kind)
+            group = m.lastindex
+            start, end = m.span(group)
             value = text[start:end]
             if start > newline:
                 line += text.count("\n", newline, start)
                 line_start = text.rindex("\n", newline, start) + 1
                 newline = next_newline(end)
-            column = start - line_start + 1
-            if kind == "IDENTIFIER":
-                kind = keywords.get(value, "IDENTIFIER")
+            kind = fixed.get(value)
+            if kind is None:    # not a keyword or punctuator
+                kind = group_kinds[group]
                 if kind == "IDENTIFIER":
                     if expect_tag:
                         expect_tag = False
@@ -574,40 +580,42 @@ class Lexer:
                             type_names.add(value)  # C++: `struct S {...}; S s;`
                     elif value in type_names:
                         kind = "TYPE_NAME"
-                    elif in_typedef and (depth == 0 or (depth == 1 and previous == "*")):
+                    elif in_typedef and (depth == 0 or (depth == 1 and out[-1][1] == "*")):
                         type_names.add(value)
-                elif kind in ("STRUCT", "UNION", "ENUM", "TYPENAME", "CLASS"):
-                    expect_tag = True
-                elif kind == "TYPEDEF":
-                    in_typedef, depth = True, 0
-            elif kind == "PUNCT":
-                kind = punctuators[value]
-                if in_typedef:
-                    if value in "([{":
-                        depth += 1
-                    elif value in ")]}":
-                        depth -= 1
-                    elif value == ";" and depth == 0:
-                        in_typedef = False
-            elif kind == "COMMENT":
-                newlines = value.count("\n")
-                if newlines:
-                    line += newlines
-                    line_start = start + value.rindex("\n") + 1
-                    newline = next_newline(end)
-                continue
-            elif kind == "ERROR":
-                what = "missing terminating '\"' character" if value == '"' else \
-                    "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
-                append(Token("$ERROR", what, line, column))
-                return out
-            previous = value
-            append(Token(kind, value, line, column))
+                elif kind == "COMMENT":
+                    newlines = value.count("\n")
+                    if newlines:
+                        line += newlines
+                        line_start = start + value.rindex("\n") + 1
+                        newline = next_newline(end)
+                    continue
+                elif kind == "ERROR":
+                    what = "missing terminating '\"' character" if value == '"' else \
+                        "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
+                    append(Token("$ERROR", what, line, start - line_start + 1))
+                    return out
+            elif in_typedef or kind in hack_kinds:
+                if kind in hack_kinds:
+                    if kind == "TYPEDEF":
+                        in_typedef, depth = True, 0
+                    else:
+                        expect_tag = True
+                elif value in "([{":
+                    depth += 1
+                elif value in ")]}":
+                    depth -= 1
+                elif value == ";" and depth == 0:
+                    in_typedef = False
+            append(new_token(Token, (kind, value, line, start - line_start + 1)))
         if newline < len(text):
             line += text.count("\n", newline)
             line_start = text.rindex("\n", newline) + 1
         append(Token("$END", "", line, len(text) - line_start + 1))
         return out
+
+
+# The keywords the lexer hack follows: a tag name comes next, or a typedef starts.
+_HACK_KINDS = frozenset({"STRUCT", "UNION", "ENUM", "TYPENAME", "CLASS", "TYPEDEF"})
 
 
 # ---- the LALR driver -------------------------------------------------------------------
