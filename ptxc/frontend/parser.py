@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import ast as _pyast
 import re
+import string
+from bisect import bisect_right
 from collections import namedtuple
 from functools import partial
+from itertools import accumulate, compress, repeat
+from operator import itemgetter, sub
 from pathlib import Path
 
 from lark import Lark, Transformer, Tree
@@ -499,6 +503,42 @@ class BuildAst(Transformer):
 _WORD = re.compile(r"[A-Za-z_]\w*\Z")
 
 
+def _non_capturing(pattern: str) -> str:
+    """A terminal's regex with its groups made (?:...) ones (no `(` in a class there)."""
+    return re.sub(r"(?<!\\)\((?!\?)", "(?:", pattern)
+
+
+def _longest_of(words: list) -> str:
+    """A regex that matches the longest of `words` at a position, as a trie of branches:
+    `<(?:<[<=]?|=|)` for < << <<= <<< <=.  A word may end where a branch is empty (the
+    last one, so that longer words win) or, before one last character, with `?`."""
+    tree: dict = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def branches(node: dict) -> list:
+        ends = [ch for ch in sorted(node) if ch and set(node[ch]) == {""}]   # words' last characters
+        out = [re.escape(ch) + after(node[ch]) for ch in sorted(node) if ch and ch not in ends]
+        if ends:
+            out.append(re.escape(ends[0]) if len(ends) == 1 else "[" + "".join(map(re.escape, ends)) + "]")
+        return out
+
+    def after(node: dict) -> str:
+        alternatives = branches(node)
+        if not alternatives:
+            return ""
+        if "" in node:
+            if len(alternatives) == 1 and all(set(child) == {""} for ch, child in node.items() if ch):
+                return alternatives[0] + "?"     # one character, or a class of them
+            alternatives.append("")
+        return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+
+    return "|".join(branches(tree))
+
+
 class Lexer:
     REGEX_TERMINALS = ("IDENTIFIER", "FLOAT_CONST", "INT_CONST", "CHAR_CONST", "STRING")
 
@@ -518,100 +558,130 @@ class Lexer:
                     raise ValueError(f"cuda.lark: the lexer does not know the terminal {term.name}; "
                                      "write keywords and punctuators as string literals")
                 patterns[term.name] = pattern.value
-        # Keywords and punctuators: their kind by their text, one dict look-up per token.
-        self.fixed = {**self.keywords, **punctuators}
-        ordered = sorted(punctuators, key=len, reverse=True)
-        # Whitespace is skipped inside the match (one regex step per token, not two).
-        self.master = re.compile(r"\s*(?:" + "|".join([
-            r"(?P<COMMENT>//[^\n]*|/\*(?:.|\n)*?\*/)",
-            f"(?P<FLOAT_CONST>{patterns['FLOAT_CONST']})",
-            f"(?P<INT_CONST>{patterns['INT_CONST']})",
-            f"(?P<IDENTIFIER>{patterns['IDENTIFIER']})",
-            f"(?P<CHAR_CONST>{patterns['CHAR_CONST']})",
-            f"(?P<STRING>{patterns['STRING']})",
-            "(?P<PUNCT>" + "|".join(re.escape(p) for p in ordered) + ")",
-            r"(?P<ERROR>\S)",
-        ]) + ")")
-        # The kind by group number: m.lastindex is the named group that matched (it closes
-        # after any group inside the terminal's own pattern), an int, cheaper than lastgroup.
-        group_kinds = [None] * (self.master.groups + 1)
-        for name, group in self.master.groupindex.items():
-            group_kinds[group] = name
-        self.group_kinds = tuple(group_kinds)
+        # A token's kind by its text (keywords, punctuators, a lone quote: an error), else
+        # by its first character (a digit: INT_CONST until FLOAT_CONST matches it all).
+        self.kind_of_text = {**self.keywords, **punctuators, '"': "ERROR", "'": "ERROR"}
+        self.kind_of_first = {ch: "IDENTIFIER" for ch in string.ascii_letters + "_"}
+        self.kind_of_first.update({**dict.fromkeys(string.digits, "INT_CONST"), ".": "FLOAT_CONST",
+                                   "'": "CHAR_CONST", '"': "STRING", "/": "COMMENT"})
+        self.float_const = re.compile(_non_capturing(patterns["FLOAT_CONST"]))
+        # One match per token with the whitespace after it, so that findall (no match
+        # objects) gives them all and their lengths their offsets.  The alternatives start
+        # with different characters, except where listed in order: a FLOAT_CONST before an
+        # INT_CONST, a number before '.', a comment before '/'.  Punctuators are a trie
+        # (`<(?:<[<=]?|=|)`): sre skips a branch that starts with another character in
+        # one step, but tries every alternative of a flat list.
+        late = [p for p in punctuators if p[0] in "./"]
+        self.master = re.compile("(?:" + "|".join([
+            _non_capturing(patterns["IDENTIFIER"]),
+            _longest_of([p for p in punctuators if p not in late]),
+            _non_capturing(patterns["FLOAT_CONST"]),
+            _non_capturing(patterns["INT_CONST"]),
+            r"//[^\n]*|/\*(?:.|\n)*?\*/",
+            _longest_of(late),
+            _non_capturing(patterns["CHAR_CONST"]),
+            _non_capturing(patterns["STRING"]),
+            r"\S",      # no token: an error
+        ]) + r")\s*")
+        assert self.master.groups == 0, "findall would give groups, not tokens"
 
     def tokens(self, text: str, type_names: set) -> list:
         """The Tokens, $END last; an IDENTIFIER that a typedef or struct tag declared is a
         TYPE_NAME (the "lexer hack": C's grammar cannot tell `T * x;` apart otherwise).
         Text that is no token ends the list with a $ERROR token, its value the message:
-        the parser reports it when it gets there (after any syntax error before it)."""
-        out: list = []
-        append = out.append
-        fixed = self.fixed
-        group_kinds = self.group_kinds
-        hack_kinds = _HACK_KINDS
-        new_token = _new_token
-        line, line_start = 1, 0
+        the parser reports it when it gets there (after any syntax error before it).
+
+        Each step runs over all tokens at once in C (map over lists), so that only the
+        lexer hack's and a few rare tokens take a Python step each."""
+        first = len(text) - len(text.lstrip())
+        pieces = self.master.findall(text, first)      # each token and the whitespace after it
+        values = list(map(str.rstrip, pieces))
+        starts = list(accumulate(map(len, pieces[:-1]), initial=first))
+        # A token's line: the first one's plus the line breaks in the pieces before it.
+        lines = list(accumulate(map(str.count, pieces[:-1], repeat("\n")), initial=text.count("\n", 0, first) + 1))
+        kinds = list(map(self.kind_of_text.get, values,
+                         map(self.kind_of_first.get, map(itemgetter(0), values), repeat("ERROR"))))
+        for k in _positions(kinds, "INT_CONST"):
+            if self.float_const.fullmatch(values[k]):
+                kinds[k] = "FLOAT_CONST"
+        error = None
+        if "ERROR" in kinds:        # no token matches here: the tokens end
+            cut = kinds.index("ERROR")
+            error = (values[cut], starts[cut])
+            del values[cut:], kinds[cut:], starts[cut:], lines[cut:]
+        if "COMMENT" in kinds:      # (the preprocessor has replaced them by spaces)
+            keep = [kind != "COMMENT" for kind in kinds]
+            values, kinds, starts, lines = (list(compress(items, keep)) for items in (values, kinds, starts, lines))
+        self.mark_type_names(kinds, values, type_names)
+        # A token's column: its offset - line_break[line], the offset of the break before its line.
+        breaks = [-1]
+        breaks += map(_Match.start, _NEWLINE.finditer(text))
+        line_break = [None] + breaks
+        columns = map(sub, starts, map(line_break.__getitem__, lines))
+        out = list(map(_new_token, repeat(Token), zip(kinds, values, lines, columns)))
+        if error is not None:
+            value, start = error
+            what = "missing terminating '\"' character" if value == '"' else \
+                "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
+            line = bisect_right(breaks, start)
+            out.append(Token("$ERROR", what, line, start - line_break[line]))
+            return out
+        out.append(Token("$END", "", len(breaks), len(text) - breaks[-1]))
+        return out
+
+    @staticmethod
+    def mark_type_names(kinds: list, values: list, type_names: set) -> None:
+        """The lexer hack: IDENTIFIER -> TYPE_NAME where `type_names` (which a typedef or a
+        struct/union/enum/class/typename tag adds to, as the tokens go) has the name."""
+        hacks = list(map(_HACK_KINDS.__contains__, kinds))
+        first = hacks.index(True) if True in hacks else len(kinds)
+        # Before the first typedef or tag keyword, the set is the one given.
+        if not type_names.isdisjoint(values[:first]):
+            for k in compress(range(first), map(type_names.__contains__, values[:first])):
+                if kinds[k] == "IDENTIFIER":
+                    kinds[k] = "TYPE_NAME"
         in_typedef = False
         depth = 0
         expect_tag = False
-        def next_newline(at: int) -> int:
-            found = text.find("\n", at)
-            return found if found >= 0 else len(text)
-        # The first line break not counted yet: only a block comment has one inside, so
-        # a token that starts past it has line breaks in the whitespace before it.
-        newline = next_newline(0)
-        for m in self.master.finditer(text):
-            group = m.lastindex
-            start, end = m.span(group)
-            value = text[start:end]
-            if start > newline:
-                line += text.count("\n", newline, start)
-                line_start = text.rindex("\n", newline, start) + 1
-                newline = next_newline(end)
-            kind = fixed.get(value)
-            if kind is None:    # not a keyword or punctuator
-                kind = group_kinds[group]
-                if kind == "IDENTIFIER":
-                    if expect_tag:
-                        expect_tag = False
-                        if value in type_names:
-                            kind = "TYPE_NAME"
-                        else:
-                            type_names.add(value)  # C++: `struct S {...}; S s;`
-                    elif value in type_names:
-                        kind = "TYPE_NAME"
-                    elif in_typedef and (depth == 0 or (depth == 1 and out[-1][1] == "*")):
-                        type_names.add(value)
-                elif kind == "COMMENT":
-                    newlines = value.count("\n")
-                    if newlines:
-                        line += newlines
-                        line_start = start + value.rindex("\n") + 1
-                        newline = next_newline(end)
-                    continue
-                elif kind == "ERROR":
-                    what = "missing terminating '\"' character" if value == '"' else \
-                        "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
-                    append(Token("$ERROR", what, line, start - line_start + 1))
-                    return out
-            elif in_typedef or kind in hack_kinds:
-                if kind in hack_kinds:
-                    if kind == "TYPEDEF":
-                        in_typedef, depth = True, 0
+        for k in range(first, len(kinds)):
+            kind = kinds[k]
+            if kind == "IDENTIFIER":
+                value = values[k]
+                if expect_tag:
+                    expect_tag = False
+                    if value in type_names:
+                        kinds[k] = "TYPE_NAME"
                     else:
-                        expect_tag = True
-                elif value in "([{":
+                        type_names.add(value)  # C++: `struct S {...}; S s;`
+                elif value in type_names:
+                    kinds[k] = "TYPE_NAME"
+                elif in_typedef and (depth == 0 or (depth == 1 and values[k - 1] == "*")):
+                    type_names.add(value)
+            elif kind in _HACK_KINDS:
+                if kind == "TYPEDEF":
+                    in_typedef, depth = True, 0
+                else:
+                    expect_tag = True
+            elif in_typedef:
+                value = values[k]
+                if value in "([{":
                     depth += 1
                 elif value in ")]}":
                     depth -= 1
                 elif value == ";" and depth == 0:
                     in_typedef = False
-            append(new_token(Token, (kind, value, line, start - line_start + 1)))
-        if newline < len(text):
-            line += text.count("\n", newline)
-            line_start = text.rindex("\n", newline) + 1
-        append(Token("$END", "", line, len(text) - line_start + 1))
-        return out
+
+
+def _positions(items: list, item):
+    """The indices of `item` in `items`, in order (list.index scans in C)."""
+    k = -1
+    for _ in range(items.count(item)):
+        k = items.index(item, k + 1)
+        yield k
+
+
+_Match = re.Match
+_NEWLINE = re.compile("\n")
 
 
 # The keywords the lexer hack follows: a tag name comes next, or a typedef starts.
