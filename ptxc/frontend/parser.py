@@ -10,7 +10,6 @@ import ast as _pyast
 import re
 import string
 from bisect import bisect_right
-from collections import namedtuple
 from functools import partial
 from itertools import accumulate, compress, repeat
 from operator import itemgetter, sub
@@ -45,16 +44,11 @@ def grammar_path() -> Path:
     raise FileNotFoundError("grammars/cuda.lark not found beside the ptxc package")
 
 
-class Token(namedtuple("Token", "type value line column")):
-    """A lexed token: `type` is the grammar's terminal name (IDENTIFIER, LPAR, ...).
-    A tuple, so that the lexer makes one in C (`_new_token(Token, (...))`), not in an __init__."""
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"Token({self.type}, {self.value!r}, {self.line}:{self.column})"
-
-
-_new_token = tuple.__new__
+# A token is a plain tuple (type, value, line, column), the lexer's zip of its lists
+# (made in C; a class's instances would each cost a call): `type` is the grammar's terminal
+# name (IDENTIFIER, LPAR, ...), tok[1] its text, tok[2:] its (line, column).  The
+# specifier rules' values are lists (["qual", token]), so never mistaken for one.
+Token = tuple
 
 
 class SyntaxErrorAt(Exception):
@@ -65,8 +59,8 @@ class SyntaxErrorAt(Exception):
 
 def _loc(item) -> tuple:
     if isinstance(item, Token):
-        return (item.line, item.column)
-    if isinstance(item, tuple):  # ("kind", token) from the specifier rules
+        return item[2:]
+    if isinstance(item, list):  # ["kind", token] from the specifier rules
         return _loc(item[1])
     return item.loc
 
@@ -100,7 +94,7 @@ def _reduce_top(operands: list, operators: list) -> None:
     op = operators.pop()
     rhs = operands.pop()
     lhs = operands.pop()
-    operands.append(A.Binary((op.line, op.column), op.value, lhs, rhs))
+    operands.append(A.Binary(op[2:], op[1], lhs, rhs))
 
 
 class BuildAst(Transformer):
@@ -116,7 +110,7 @@ class BuildAst(Transformer):
 
     def template_decl(self, children):
         tok = children[0]
-        return A.TemplateDecl((tok.line, tok.column), children[-1])
+        return A.TemplateDecl(tok[2:], children[-1])
 
     def template_param(self, children):
         return None
@@ -148,27 +142,27 @@ class BuildAst(Transformer):
         specs = A.DeclSpecifiers(_loc(children[0]), [], [], [], [], [], [])
         for child in children:
             if isinstance(child, Token):  # TYPE_NAME
-                specs.type_specs.append(A.TypeNameRef((child.line, child.column), child.value))
+                specs.type_specs.append(A.TypeNameRef(child[2:], child[1]))
                 continue
             if isinstance(child, (A.StructSpec, A.EnumSpec)):
                 specs.type_specs.append(child)
                 continue
             kind, tok = child[0], child[1]
             if kind == "type":
-                specs.type_specs.append(tok.value)
+                specs.type_specs.append(tok[1])
             elif kind == "qual":
-                specs.qualifiers.append(tok.value)
+                specs.qualifiers.append(tok[1])
             elif kind == "storage":
-                specs.storage.append(tok.value)
+                specs.storage.append(tok[1])
             elif kind == "function":
-                specs.function_specs.append(tok.value)
+                specs.function_specs.append(tok[1])
             elif kind == "exec":
-                specs.exec_spaces.append(tok.value)
+                specs.exec_spaces.append(tok[1])
             elif kind == "memory":
-                specs.memory_spaces.append(tok.value)
+                specs.memory_spaces.append(tok[1])
             elif kind == "extern":
                 specs.storage.append("extern")
-                specs.extern_c = specs.extern_c or getattr(child[2], "value", "") == '"C"'
+                specs.extern_c = specs.extern_c or (child[2] is not None and child[2][1] == '"C"')
             elif kind == "launch_bounds":
                 specs.launch_bounds = tok
         return specs
@@ -176,37 +170,37 @@ class BuildAst(Transformer):
     specifier_qualifier_list = decl_specifiers
 
     def storage_class(self, children):
-        return ("storage", children[0])
+        return ["storage", children[0]]
 
     def function_spec(self, children):
-        return ("function", children[0])
+        return ["function", children[0]]
 
     def exec_space(self, children):
-        return ("exec", children[0])
+        return ["exec", children[0]]
 
     def memory_space(self, children):
-        return ("memory", children[0])
+        return ["memory", children[0]]
 
     def type_qualifier(self, children):
-        return ("qual", children[0])
+        return ["qual", children[0]]
 
     def base_type(self, children):
-        return ("type", children[0])
+        return ["type", children[0]]
 
     def struct_kw(self, children):
-        return ("struct", children[0])
+        return ["struct", children[0]]
 
     def extern_spec(self, children):
-        return ("extern", children[0], children[1])
+        return ["extern", children[0], children[1]]
 
     def launch_bounds(self, children):
-        return ("launch_bounds", children[0])
+        return ["launch_bounds", children[0]]
 
     def struct_spec(self, children):
         kw = children[0][1]
         name = children[1] if len(children) > 1 else None
         members = children[2] if len(children) > 2 else None
-        return A.StructSpec((kw.line, kw.column), kw.value, name.value if name is not None else None, members)
+        return A.StructSpec(kw[2:], kw[1], name[1] if name is not None else None, members)
 
     def struct_body(self, children):
         return children
@@ -222,14 +216,14 @@ class BuildAst(Transformer):
         name = children[0]
         body = children[1] if len(children) > 1 else None
         loc = _loc(name) if name is not None else (body[0].loc if body else (0, 0))
-        return A.EnumSpec(loc, name.value if name is not None else None, body)
+        return A.EnumSpec(loc, name[1] if name is not None else None, body)
 
     def enum_body(self, children):
         return children
 
     def enumerator(self, children):
         name, value = children
-        return A.Enumerator((name.line, name.column), name.value, value)
+        return A.Enumerator(name[2:], name[1], value)
 
     # ---- declarators ------------------------------------------------------------
     def declarator(self, children):
@@ -240,7 +234,7 @@ class BuildAst(Transformer):
 
     def name_declarator(self, children):
         tok = children[0]
-        return A.Declarator((tok.line, tok.column), tok.value, [])
+        return A.Declarator(tok[2:], tok[1], [])
 
     def array_declarator(self, children):
         inner, size = children
@@ -261,9 +255,9 @@ class BuildAst(Transformer):
         derivs = []
         for child in children:
             if isinstance(child, Token):
-                derivs.append(A.PointerDeriv((child.line, child.column), []))
+                derivs.append(A.PointerDeriv(child[2:], []))
             else:
-                derivs[-1].qualifiers.append(child[1].value)
+                derivs[-1].qualifiers.append(child[1][1])
         return derivs
 
     def parameter_list(self, children):
@@ -309,33 +303,33 @@ class BuildAst(Transformer):
 
     def if_stmt(self, children):
         tok, cond, then, else_ = children
-        return A.IfStmt((tok.line, tok.column), cond, then, else_)
+        return A.IfStmt(tok[2:], cond, then, else_)
 
     def for_stmt(self, children):
         tok, init, cond, step, body = children
-        return A.ForStmt((tok.line, tok.column), init, cond, step, body)
+        return A.ForStmt(tok[2:], init, cond, step, body)
 
     def while_stmt(self, children):
         tok, cond, body = children
-        return A.WhileStmt((tok.line, tok.column), cond, body)
+        return A.WhileStmt(tok[2:], cond, body)
 
     def do_stmt(self, children):
         tok, body, cond = children
-        return A.DoStmt((tok.line, tok.column), body, cond)
+        return A.DoStmt(tok[2:], body, cond)
 
     def return_stmt(self, children):
         tok, value, _ = children
-        return A.ReturnStmt((tok.line, tok.column), value)
+        return A.ReturnStmt(tok[2:], value)
 
     def break_stmt(self, children):
-        return A.BreakStmt((children[0].line, children[0].column))
+        return A.BreakStmt(children[0][2:])
 
     def continue_stmt(self, children):
-        return A.ContinueStmt((children[0].line, children[0].column))
+        return A.ContinueStmt(children[0][2:])
 
     def switch_stmt(self, children):
         tok, expr, body = children
-        return A.SwitchStmt((tok.line, tok.column), expr, body)
+        return A.SwitchStmt(tok[2:], expr, body)
 
     def case_stmt(self, children):
         value, body = children
@@ -352,24 +346,24 @@ class BuildAst(Transformer):
         qualifier = children[1]
         strings = [c for c in children[2:] if isinstance(c, Token)]
         sections = next((c for c in children[2:] if isinstance(c, list)), [])
-        template = "".join(_unescape(t.value[1:-1]) for t in strings)
+        template = "".join(_unescape(t[1][1:-1]) for t in strings)
         outputs = sections[0] if len(sections) > 0 else []
         inputs = sections[1] if len(sections) > 1 else []
         clobbers = [c for c, _ in sections[2]] if len(sections) > 2 else []
-        return A.AsmStmt((tok.line, tok.column), template, qualifier is not None, outputs, inputs, clobbers)
+        return A.AsmStmt(tok[2:], template, qualifier is not None, outputs, inputs, clobbers)
 
     def asm_qualifier(self, children):
         return children[0]
 
     def asm_operands(self, children):
         """One `: a, b` section followed by the later ones: a list of sections."""
-        operands = [c for c in children if isinstance(c, tuple) and not isinstance(c, Token)]
+        operands = [c for c in children if isinstance(c, tuple)]   # (no token among them)
         rest = next((c for c in children if isinstance(c, list)), [])
         return [operands] + rest
 
     def asm_operand(self, children):
         constraint, expr = children
-        return (_unescape(constraint.value[1:-1]), expr)
+        return (_unescape(constraint[1][1:-1]), expr)
 
     # ---- expressions ------------------------------------------------------------
     def comma(self, children):
@@ -378,7 +372,7 @@ class BuildAst(Transformer):
 
     def assign(self, children):
         target, op, value = children
-        return A.Assign((op.line, op.column), op.value, target, value)
+        return A.Assign(op[2:], op[1], target, value)
 
     def conditional(self, children):
         cond, then, else_ = children
@@ -388,13 +382,13 @@ class BuildAst(Transformer):
         """Nest the flat [operand, op, operand, ...] list by precedence (all left-associative)."""
         if len(children) == 3:
             lhs, op, rhs = children
-            return A.Binary((op.line, op.column), op.value, lhs, rhs)
+            return A.Binary(op[2:], op[1], lhs, rhs)
         operands = [children[0]]
         operators: list[Token] = []
         for k in range(1, len(children), 2):
             op = children[k]
-            prec = BINARY_PRECEDENCE[op.value]
-            while operators and BINARY_PRECEDENCE[operators[-1].value] >= prec:
+            prec = BINARY_PRECEDENCE[op[1]]
+            while operators and BINARY_PRECEDENCE[operators[-1][1]] >= prec:
                 _reduce_top(operands, operators)
             operators.append(op)
             operands.append(children[k + 1])
@@ -408,19 +402,19 @@ class BuildAst(Transformer):
 
     def pre_inc_dec(self, children):
         op, operand = children
-        return A.PreIncDec((op.line, op.column), op.value, operand)
+        return A.PreIncDec(op[2:], op[1], operand)
 
     def unary(self, children):
         op, operand = children
-        return A.Unary((op.line, op.column), op.value, operand)
+        return A.Unary(op[2:], op[1], operand)
 
     def sizeof_expr(self, children):
         tok, operand = children
-        return A.SizeofExpr((tok.line, tok.column), operand)
+        return A.SizeofExpr(tok[2:], operand)
 
     def sizeof_type(self, children):
         tok = children[0]
-        return A.SizeofType((tok.line, tok.column), children[2])
+        return A.SizeofType(tok[2:], children[2])
 
     def index(self, children):
         base, _, idx, _ = children
@@ -436,21 +430,21 @@ class BuildAst(Transformer):
 
     def member(self, children):
         base, op, name = children
-        return A.Member((op.line, op.column), base, name.value, op.value == "->")
+        return A.Member(op[2:], base, name[1], op[1] == "->")
 
     def post_inc_dec(self, children):
         operand, op = children
-        return A.PostIncDec((op.line, op.column), op.value, operand)
+        return A.PostIncDec(op[2:], op[1], operand)
 
     def construct(self, children):
         head, _, args, _ = children
         if isinstance(head, Token):   # TYPE_NAME
-            loc = (head.line, head.column)
-            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, head.value)])
+            loc = head[2:]
+            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, head[1])])
         else:                         # ("type", token) from base_type
             tok = head[1]
-            loc = (tok.line, tok.column)
-            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [tok.value])
+            loc = tok[2:]
+            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [tok[1]])
         type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
         return A.Construct(loc, type_name, args or [])
 
@@ -458,39 +452,39 @@ class BuildAst(Transformer):
         kind = children[0]
         type_name = next(c for c in children if isinstance(c, A.TypeName))
         operand = [c for c in children if isinstance(c, A.Node)][-1]
-        return A.CxxCast((kind.line, kind.column), kind.value, type_name, operand)
+        return A.CxxCast(kind[2:], kind[1], type_name, operand)
 
     def argument_list(self, children):
         return children
 
     def ident(self, children):
         tok = children[0]
-        return A.Ident((tok.line, tok.column), tok.value)
+        return A.Ident(tok[2:], tok[1])
 
     def int_lit(self, children):
         tok = children[0]
         try:
-            value = int_literal_value(tok.value)
+            value = int_literal_value(tok[1])
         except ValueError:
-            raise SyntaxErrorAt(f"invalid digit in octal constant '{tok.value}'", tok.line, tok.column) from None
-        return A.IntLit((tok.line, tok.column), value, tok.value)
+            raise SyntaxErrorAt(f"invalid digit in octal constant '{tok[1]}'", tok[2], tok[3]) from None
+        return A.IntLit(tok[2:], value, tok[1])
 
     def float_lit(self, children):
         tok = children[0]
-        return A.FloatLit((tok.line, tok.column), float(tok.value.rstrip("fFlL")), tok.value)
+        return A.FloatLit(tok[2:], float(tok[1].rstrip("fFlL")), tok[1])
 
     def char_lit(self, children):
         tok = children[0]
-        text = _unescape(tok.value[1:-1])
-        return A.CharLit((tok.line, tok.column), ord(text[0]) if text else 0, tok.value)
+        text = _unescape(tok[1][1:-1])
+        return A.CharLit(tok[2:], ord(text[0]) if text else 0, tok[1])
 
     def string_lit(self, children):
         tok = children[0]
-        return A.StringLit((tok.line, tok.column), "".join(_unescape(t.value[1:-1]) for t in children))
+        return A.StringLit(tok[2:], "".join(_unescape(t[1][1:-1]) for t in children))
 
     def bool_const(self, children):
         tok = children[0]
-        return A.BoolConst((tok.line, tok.column), tok.value == "true")
+        return A.BoolConst(tok[2:], tok[1] == "true")
 
 
 
@@ -618,15 +612,15 @@ class Lexer:
         breaks += map(_Match.start, _NEWLINE.finditer(text))
         line_break = [None] + breaks
         columns = map(sub, starts, map(line_break.__getitem__, lines))
-        out = list(map(_new_token, repeat(Token), zip(kinds, values, lines, columns)))
+        out = list(zip(kinds, values, lines, columns))
         if error is not None:
             value, start = error
             what = "missing terminating '\"' character" if value == '"' else \
                 "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
             line = bisect_right(breaks, start)
-            out.append(Token("$ERROR", what, line, start - line_break[line]))
+            out.append(("$ERROR", what, line, start - line_break[line]))
             return out
-        out.append(Token("$END", "", len(breaks), len(text) - breaks[-1]))
+        out.append(("$END", "", len(breaks), len(text) - breaks[-1]))
         return out
 
     @staticmethod
@@ -737,7 +731,7 @@ class Parser:
         states = [state]
         values: list = []
         for tok in self.lexer.tokens(text, set(BUILTIN_TYPE_NAMES)):
-            ttype = tok.type
+            ttype = tok[0]
             while True:
                 action = actions[state].get(ttype)
                 if action.__class__ is int:     # shift
@@ -794,23 +788,23 @@ class Parser:
             target = gotos[below][after[1]]
 
     def error(self, tok: Token, state: int, values: list) -> SyntaxErrorAt:
-        if tok.type == "$ERROR":    # (no state has an action for it: the lexer's error)
-            return SyntaxErrorAt(tok.value, tok.line, tok.column)
+        if tok[0] == "$ERROR":    # (no state has an action for it: the lexer's error)
+            return SyntaxErrorAt(tok[1], tok[2], tok[3])
         expected = {s for s in self.actions[state]}
         for closer, text in (("SEMICOLON", "';'"), ("RPAR", "')'"), ("RSQB", "']'"), ("COLON", "':'"),
                              ("RBRACE", "'}'")):
             if closer in expected and (closer != "RBRACE" or len(expected) <= 3):
                 # Reported at the token found instead, as nvcc does.
-                if tok.type == "$END":
-                    return SyntaxErrorAt(f"expected {text} at end of file", tok.line, tok.column)
-                return SyntaxErrorAt(f"expected {text} before '{tok.value}'", tok.line, tok.column)
-        if tok.type == "$END":
-            return SyntaxErrorAt("unexpected end of file", tok.line, tok.column)
+                if tok[0] == "$END":
+                    return SyntaxErrorAt(f"expected {text} at end of file", tok[2], tok[3])
+                return SyntaxErrorAt(f"expected {text} before '{tok[1]}'", tok[2], tok[3])
+        if tok[0] == "$END":
+            return SyntaxErrorAt("unexpected end of file", tok[2], tok[3])
         if "IDENTIFIER" in expected and "INT_CONST" in expected:
-            return SyntaxErrorAt(f"expected expression before '{tok.value}'", tok.line, tok.column)
+            return SyntaxErrorAt(f"expected expression before '{tok[1]}'", tok[2], tok[3])
         if "IDENTIFIER" in expected:
-            return SyntaxErrorAt(f"expected identifier before '{tok.value}'", tok.line, tok.column)
-        return SyntaxErrorAt(f"unexpected '{tok.value}'", tok.line, tok.column)
+            return SyntaxErrorAt(f"expected identifier before '{tok[1]}'", tok[2], tok[3])
+        return SyntaxErrorAt(f"unexpected '{tok[1]}'", tok[2], tok[3])
 
 
 def _direct_callback(callback, size: int):
