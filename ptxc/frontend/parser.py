@@ -725,43 +725,32 @@ class Parser:
 
     def parse(self, text: str):
         actions = self.actions
-        gotos = self.gotos
         end_state = self.end_state
         state = self.start_state
         states = [state]
         values: list = []
         for tok in self.lexer.tokens(text, set(BUILTIN_TYPE_NAMES)):
             ttype = tok[0]
-            while True:
-                action = actions[state].get(ttype)
-                if action.__class__ is int:     # shift
-                    states.append(action)
-                    values.append(tok)
-                    state = action
-                    break
+            action = actions[state].get(ttype)
+            while action.__class__ is not int:     # reductions until tok is shifted
                 if action is None:
                     if state == end_state and ttype == "$END":   # accept
                         return values[-1]
                     raise self.error(tok, state, values)
-                # The goto after the reduction, and the chain of one-child reductions
-                # that may follow it, depend only on the state below, the rule and the
-                # lookahead: followed once, then remembered in the action (`after`, keyed
-                # by the state below), one step instead of two.
+                # The goto after the reduction, the chain of one-child reductions that
+                # may follow it, and the action there on this lookahead depend only on
+                # the state below, the rule and the lookahead: followed once, then
+                # remembered in the action (`after`, keyed by the state below).
                 size, origin, callback, after = action
-                if callback is None:  # a `?rule` with one child: the child is the value
-                    below = states[-2]
-                    target = after.get(below)
-                    if target is None:
-                        target = after[below] = self.follow_units(below, gotos[below][origin], ttype)
-                    state = states[-1] = target
-                    continue
                 if size == 1:   # the most common size: the stacks' tops are replaced
                     below = states[-2]
-                    target = after.get(below)
-                    if target is None:
-                        target = after[below] = self.follow_units(below, gotos[below][origin], ttype)
-                    state = states[-1] = target
-                    values[-1] = callback([values[-1]])
+                    if callback is not None:     # (None: a `?rule` with one child, its value)
+                        values[-1] = callback([values[-1]])
+                    entry = after.get(below)
+                    if entry is None:
+                        entry = after[below] = self.after_reduction(below, origin, ttype)
+                    state, action = entry
+                    states[-1] = state
                     continue
                 if size:
                     children = values[-size:]
@@ -770,12 +759,21 @@ class Parser:
                 else:
                     children = []
                 below = states[-1]
-                state = after.get(below)
-                if state is None:
-                    state = after[below] = self.follow_units(below, gotos[below][origin], ttype)
+                entry = after.get(below)
+                if entry is None:
+                    entry = after[below] = self.after_reduction(below, origin, ttype)
+                state, action = entry
                 states.append(state)
                 values.append(callback(children))
+            states.append(action)   # shift
+            values.append(tok)
+            state = action
         raise AssertionError("the parser ended without accepting")
+
+    def after_reduction(self, below: int, origin: str, ttype: str) -> tuple:
+        """(state, action on `ttype` there) after a reduction to `origin` above `below`."""
+        state = self.follow_units(below, self.gotos[below][origin], ttype)
+        return state, self.actions[state].get(ttype)
 
     def follow_units(self, below: int, target: int, ttype: str) -> int:
         """The state that `target` (just pushed above `below`) leads to on lookahead
@@ -815,19 +813,27 @@ def _direct_callback(callback, size: int):
     or, for an inlined rule, is the list."""
     kind = type(callback).__name__
     if kind not in ("ChildFilterLALR", "ChildFilterLALR_NoPlaceholders"):
+        if kind == "ExpandSingleChild" and size > 1:    # (never one child: the rule's builder)
+            callback = callback.node_builder
         build = _tree_builder(callback)
         return list if build is _inlined else build     # (a copy of the fresh list, made in C)
     entries = [(entry[0], entry[1], entry[2] if len(entry) > 2 else 0) for entry in callback.to_include]
     trailing = getattr(callback, "append_none", 0)
-    build = _tree_builder(callback.node_builder)
-    if not trailing and [(index, expand, nones) for index, expand, nones in entries] == \
+    build = callback.node_builder
+    # A `?rule` (Lark's ExpandSingleChild): one kept child is the value; the test is
+    # written into the rule function, or left out where the count of kept is known.
+    single = type(build).__name__ == "ExpandSingleChild"
+    if single:
+        build = build.node_builder
+    build = _tree_builder(build)
+    if not single and not trailing and [(index, expand, nones) for index, expand, nones in entries] == \
             [(k, False, 0) for k in range(size)]:
         # every child, in order (`children` is a fresh list already)
         return list if build is _inlined else build
-    return _rule_function(entries, trailing, build)
+    return _rule_function(entries, trailing, build, single)
 
 
-def _rule_function(entries: list, trailing: int, build):
+def _rule_function(entries: list, trailing: int, build, single: bool = False):
     """The children a rule keeps, as one list display (`[children[0], None,
     *children[2]]`: a `[x]` placeholder's None, an inlined rule's list spliced), then
     the rule's builder.  A left-recursive list (`items: items "," item`, the first entry
@@ -844,7 +850,16 @@ def _rule_function(entries: list, trailing: int, build):
             items.append(f"*children[{index}]" if expand else f"children[{index}]")
         items += ["None"] * trailing
         lines = [f"    kept = [{', '.join(items)}]"]
-    lines.append("    return kept" if build is _inlined else "    return build(kept)")
+    kept_count = None if any(expand for _, expand, _ in entries) else \
+        len(entries) + sum(nones for _, _, nones in entries) + trailing
+    if build is _inlined:
+        lines.append("    return kept")
+    elif single and kept_count == 1:
+        lines.append("    return kept[0]")
+    elif single and kept_count is None:
+        lines.append("    return kept[0] if len(kept) == 1 else build(kept)")
+    else:
+        lines.append("    return build(kept)")
     namespace = {"build": build}
     exec("def rule_function(children):\n" + "\n".join(lines), namespace)
     return namespace["rule_function"]
