@@ -595,15 +595,18 @@ class Lexer:
         lines = list(accumulate(map(str.count, pieces[:-1], repeat("\n")), initial=text.count("\n", 0, first) + 1))
         kinds = list(map(self.kind_of_text.get, values,
                          map(self.kind_of_first.get, map(itemgetter(0), values), repeat("ERROR"))))
-        for k in _positions(kinds, "INT_CONST"):
-            if self.float_const.fullmatch(values[k]):
-                kinds[k] = "FLOAT_CONST"
+        present = set(kinds)    # (one pass, then no list scan for a kind that is absent)
+        if "INT_CONST" in present:
+            for k in _positions(kinds, "INT_CONST"):
+                value = values[k]   # (a FLOAT_CONST has a '.' or an exponent: the regex only then)
+                if ("." in value or "e" in value or "E" in value) and self.float_const.fullmatch(value):
+                    kinds[k] = "FLOAT_CONST"
         error = None
-        if "ERROR" in kinds:        # no token matches here: the tokens end
+        if "ERROR" in present:      # no token matches here: the tokens end
             cut = kinds.index("ERROR")
             error = (values[cut], starts[cut])
             del values[cut:], kinds[cut:], starts[cut:], lines[cut:]
-        if "COMMENT" in kinds:      # (the preprocessor has replaced them by spaces)
+        if "COMMENT" in present:    # (the preprocessor has replaced them by spaces)
             keep = [kind != "COMMENT" for kind in kinds]
             values, kinds, starts, lines = (list(compress(items, keep)) for items in (values, kinds, starts, lines))
         self.mark_type_names(kinds, values, type_names)
@@ -627,8 +630,8 @@ class Lexer:
     def mark_type_names(kinds: list, values: list, type_names: set) -> None:
         """The lexer hack: IDENTIFIER -> TYPE_NAME where `type_names` (which a typedef or a
         struct/union/enum/class/typename tag adds to, as the tokens go) has the name."""
-        hacks = list(map(_HACK_KINDS.__contains__, kinds))
-        first = hacks.index(True) if True in hacks else len(kinds)
+        hacks = _HACK_KINDS.intersection(kinds)
+        first = min(map(kinds.index, hacks)) if hacks else len(kinds)
         # Before the first typedef or tag keyword, the set is the one given.
         if not type_names.isdisjoint(values[:first]):
             for k in compress(range(first), map(type_names.__contains__, values[:first])):
