@@ -9,10 +9,9 @@ from __future__ import annotations
 import ast as _pyast
 import re
 import string
-from bisect import bisect_right
 from functools import partial
 from itertools import accumulate, compress, repeat
-from operator import itemgetter, sub
+from operator import itemgetter
 from pathlib import Path
 
 from lark import Lark, Transformer, Tree
@@ -22,6 +21,7 @@ import ptxc
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from . import ast as A
+from .preprocess import strip_comments
 
 # Type names that the headers nvcc always includes (cuda_runtime.h, stdint.h, ...) declare.
 BUILTIN_TYPE_NAMES = frozenset({
@@ -585,14 +585,22 @@ class Lexer:
         Text that is no token ends the list with a $ERROR token, its value the message:
         the parser reports it when it gets there (after any syntax error before it).
 
-        Each step runs over all tokens at once in C (map over lists), so that only the
-        lexer hack's and a few rare tokens take a Python step each."""
-        first = len(text) - len(text.lstrip())
-        pieces = self.master.findall(text, first)      # each token and the whitespace after it
-        values = list(map(str.rstrip, pieces))
-        starts = list(accumulate(map(len, pieces[:-1]), initial=first))
-        # A token's line: the first one's plus the line breaks in the pieces before it.
-        lines = list(accumulate(map(str.count, pieces[:-1], repeat("\n")), initial=text.count("\n", 0, first) + 1))
+        Each step runs over a line's or all tokens at once in C (map over lists), so
+        that only the lexer hack's and a few rare tokens take a Python step each."""
+        if "/*" in text:    # a block comment may span lines: spaces instead (its breaks kept)
+            text = strip_comments(text)
+        findall = self.master.findall
+        values: list = []
+        lines: list = []
+        columns: list = []
+        line_texts = text.split("\n")
+        for number, line in enumerate(line_texts, 1):
+            first = len(line) - len(line.lstrip())
+            if first < len(line):
+                pieces = findall(line, first)     # each token and the whitespace after it
+                values += map(str.rstrip, pieces)
+                lines += repeat(number, len(pieces))
+                columns += accumulate(map(len, pieces[:-1]), initial=first + 1)
         kinds = list(map(self.kind_of_text.get, values,
                          map(self.kind_of_first.get, map(itemgetter(0), values), repeat("ERROR"))))
         present = set(kinds)    # (one pass, then no list scan for a kind that is absent)
@@ -604,26 +612,20 @@ class Lexer:
         error = None
         if "ERROR" in present:      # no token matches here: the tokens end
             cut = kinds.index("ERROR")
-            error = (values[cut], starts[cut])
-            del values[cut:], kinds[cut:], starts[cut:], lines[cut:]
-        if "COMMENT" in present:    # (the preprocessor has replaced them by spaces)
+            error = (values[cut], lines[cut], columns[cut])
+            del values[cut:], kinds[cut:], lines[cut:], columns[cut:]
+        if "COMMENT" in present:    # a // comment (the preprocessor has replaced them by spaces)
             keep = [kind != "COMMENT" for kind in kinds]
-            values, kinds, starts, lines = (list(compress(items, keep)) for items in (values, kinds, starts, lines))
+            values, kinds, lines, columns = (list(compress(items, keep)) for items in (values, kinds, lines, columns))
         self.mark_type_names(kinds, values, type_names)
-        # A token's column: its offset - line_break[line], the offset of the break before its line.
-        breaks = [-1]
-        breaks += map(_Match.start, _NEWLINE.finditer(text))
-        line_break = [None] + breaks
-        columns = map(sub, starts, map(line_break.__getitem__, lines))
         out = list(zip(kinds, values, lines, columns))
         if error is not None:
-            value, start = error
+            value, line, column = error
             what = "missing terminating '\"' character" if value == '"' else \
                 "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
-            line = bisect_right(breaks, start)
-            out.append(("$ERROR", what, line, start - line_break[line]))
+            out.append(("$ERROR", what, line, column))
             return out
-        out.append(("$END", "", len(breaks), len(text) - breaks[-1]))
+        out.append(("$END", "", len(line_texts), len(line_texts[-1]) + 1))
         return out
 
     @staticmethod
@@ -677,8 +679,6 @@ def _positions(items: list, item):
         yield k
 
 
-_Match = re.Match
-_NEWLINE = re.compile("\n")
 
 
 # The keywords the lexer hack follows: a tag name comes next, or a typedef starts.
