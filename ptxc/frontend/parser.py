@@ -47,7 +47,7 @@ def grammar_path() -> Path:
 # A token is a plain tuple (type, value, line, column), the lexer's zip of its lists
 # (made in C; a class's instances would each cost a call): `type` is the grammar's terminal
 # name (IDENTIFIER, LPAR, ...), tok[1] its text, tok[2:] its (line, column).  The
-# specifier rules' values are lists (["qual", token]), so never mistaken for one.
+# specifier rules' values are lists (["qualifiers", token]), so never mistaken for one.
 Token = tuple
 
 
@@ -60,7 +60,7 @@ class SyntaxErrorAt(Exception):
 def _loc(item) -> tuple:
     if isinstance(item, Token):
         return item[2:]
-    if isinstance(item, list):  # ["kind", token] from the specifier rules
+    if isinstance(item, list):  # [field, token] from the specifier rules
         return _loc(item[1])
     return item.loc
 
@@ -80,6 +80,8 @@ def _unescape(body: str) -> str:
 
 
 def int_literal_value(text: str) -> int:
+    if text.isdigit() and (text[0] != "0" or len(text) == 1):   # decimal, no suffix (hot)
+        return int(text)
     digits = text.rstrip("uUlL")
     if digits[:2] in ("0x", "0X"):
         return int(digits, 16)
@@ -141,30 +143,19 @@ class BuildAst(Transformer):
     def decl_specifiers(self, children):
         specs = A.DeclSpecifiers(_loc(children[0]), [], [], [], [], [], [])
         for child in children:
-            if isinstance(child, Token):  # TYPE_NAME
+            if child.__class__ is list:     # [field of DeclSpecifiers, token] from a specifier rule
+                field = child[0]
+                if field == "extern":
+                    specs.storage.append("extern")
+                    specs.extern_c = specs.extern_c or (child[2] is not None and child[2][1] == '"C"')
+                elif field == "launch_bounds":
+                    specs.launch_bounds = child[1]
+                else:
+                    getattr(specs, field).append(child[1][1])
+            elif isinstance(child, Token):  # TYPE_NAME
                 specs.type_specs.append(A.TypeNameRef(child[2:], child[1]))
-                continue
-            if isinstance(child, (A.StructSpec, A.EnumSpec)):
+            else:                           # StructSpec, EnumSpec
                 specs.type_specs.append(child)
-                continue
-            kind, tok = child[0], child[1]
-            if kind == "type":
-                specs.type_specs.append(tok[1])
-            elif kind == "qual":
-                specs.qualifiers.append(tok[1])
-            elif kind == "storage":
-                specs.storage.append(tok[1])
-            elif kind == "function":
-                specs.function_specs.append(tok[1])
-            elif kind == "exec":
-                specs.exec_spaces.append(tok[1])
-            elif kind == "memory":
-                specs.memory_spaces.append(tok[1])
-            elif kind == "extern":
-                specs.storage.append("extern")
-                specs.extern_c = specs.extern_c or (child[2] is not None and child[2][1] == '"C"')
-            elif kind == "launch_bounds":
-                specs.launch_bounds = tok
         return specs
 
     specifier_qualifier_list = decl_specifiers
@@ -173,19 +164,19 @@ class BuildAst(Transformer):
         return ["storage", children[0]]
 
     def function_spec(self, children):
-        return ["function", children[0]]
+        return ["function_specs", children[0]]
 
     def exec_space(self, children):
-        return ["exec", children[0]]
+        return ["exec_spaces", children[0]]
 
     def memory_space(self, children):
-        return ["memory", children[0]]
+        return ["memory_spaces", children[0]]
 
     def type_qualifier(self, children):
-        return ["qual", children[0]]
+        return ["qualifiers", children[0]]
 
     def base_type(self, children):
-        return ["type", children[0]]
+        return ["type_specs", children[0]]
 
     def struct_kw(self, children):
         return ["struct", children[0]]
@@ -441,7 +432,7 @@ class BuildAst(Transformer):
         if isinstance(head, Token):   # TYPE_NAME
             loc = head[2:]
             specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, head[1])])
-        else:                         # ("type", token) from base_type
+        else:                         # ["type_specs", token] from base_type
             tok = head[1]
             loc = tok[2:]
             specs = A.DeclSpecifiers(loc, [], [], [], [], [], [tok[1]])
@@ -689,6 +680,11 @@ _HACK_KINDS = frozenset({"STRUCT", "UNION", "ENUM", "TYPENAME", "CLASS", "TYPEDE
 # Lark builds the tables (and caches them on disk); this loop runs them.  It is Lark's own
 # algorithm with the per-rule data looked up once, not per reduction: about twice as fast.
 
+# The action where the table has none: a reduction of size -1 (so that the loop tests for
+# it only on its rare path, after size 1 and size > 0).
+_NO_ACTION = (-1, None, None, None)
+
+
 class Parser:
     def __init__(self, lark: Lark):
         inner = lark.parser.parser.parser
@@ -734,12 +730,8 @@ class Parser:
         values: list = []
         for tok in self.lexer.tokens(text, set(BUILTIN_TYPE_NAMES)):
             ttype = tok[0]
-            action = actions[state].get(ttype)
+            action = actions[state].get(ttype, _NO_ACTION)
             while action.__class__ is not int:     # reductions until tok is shifted
-                if action is None:
-                    if state == end_state and ttype == "$END":   # accept
-                        return values[-1]
-                    raise self.error(tok, state, values)
                 # The goto after the reduction, the chain of one-child reductions that
                 # may follow it, and the action there on this lookahead depend only on
                 # the state below, the rule and the lookahead: followed once, then
@@ -755,12 +747,16 @@ class Parser:
                     state, action = entry
                     states[-1] = state
                     continue
-                if size:
+                if size > 0:
                     children = values[-size:]
                     del states[-size:]
                     del values[-size:]
-                else:
+                elif size == 0:
                     children = []
+                else:           # _NO_ACTION: the end, or a syntax error
+                    if state == end_state and ttype == "$END":   # accept
+                        return values[-1]
+                    raise self.error(tok, state, values)
                 below = states[-1]
                 entry = after.get(below)
                 if entry is None:
@@ -776,7 +772,7 @@ class Parser:
     def after_reduction(self, below: int, origin: str, ttype: str) -> tuple:
         """(state, action on `ttype` there) after a reduction to `origin` above `below`."""
         state = self.follow_units(below, self.gotos[below][origin], ttype)
-        return state, self.actions[state].get(ttype)
+        return state, self.actions[state].get(ttype, _NO_ACTION)
 
     def follow_units(self, below: int, target: int, ttype: str) -> int:
         """The state that `target` (just pushed above `below`) leads to on lookahead
