@@ -551,7 +551,7 @@ class Lexer:
                                    "'": "CHAR_CONST", '"': "STRING", "/": "COMMENT"})
         self.float_const = re.compile(_non_capturing(patterns["FLOAT_CONST"]))
         # One match per token with the whitespace after it, so that findall (no match
-        # objects) gives them all and their lengths their offsets.  The alternatives start
+        # objects) gives a line's tokens, and their lengths their columns.  The alternatives start
         # with different characters, except where listed in order: a FLOAT_CONST before an
         # INT_CONST, a number before '.', a comment before '/'.  Punctuators are a trie
         # (`<(?:<[<=]?|=|)`): sre skips a branch that starts with another character in
