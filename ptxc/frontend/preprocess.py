@@ -113,12 +113,17 @@ class Preprocessor:
         i = 0
         pending: list[str] = []  # a macro call whose arguments continue on later lines
         pending_start = 0
+        # A line can name a macro only if the text does somewhere: where no defined macro
+        # is among the text's words (most files), no line is searched for one.
+        words = set(_WORD.findall(text))
+        named = not self.macros.keys().isdisjoint(words)
         while i < len(lines):
             line = lines[i]
             lineno = i + 1
             stripped = line.lstrip()
             if stripped.startswith("#") and not pending:
                 self.directive(line, lineno, conds)
+                named = not self.macros.keys().isdisjoint(words)     # (#define, #undef, #include)
                 active = all(c[0] for c in conds)
                 out.append("")
                 i += 1
@@ -132,7 +137,7 @@ class Preprocessor:
                 joined = " ".join(pending)
             else:
                 joined = line
-            if self.macros and self.has_macro(joined):
+            if named and self.has_macro(joined):
                 expanded, complete = self.expand_line(joined, lineno)
                 if not complete and i + 1 < len(lines):
                     if not pending:
