@@ -348,7 +348,7 @@ class BuildAst(Transformer):
 
     def asm_operands(self, children):
         """One `: a, b` section followed by the later ones: a list of sections."""
-        operands = [c for c in children if isinstance(c, tuple)]   # (no token among them)
+        operands = [c for c in children if isinstance(c, tuple)]   # asm_operand's (no token here)
         rest = next((c for c in children if isinstance(c, list)), [])
         return [operands] + rest
 
