@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import ast as _pyast
 import re
+import string
 from functools import partial
+from itertools import accumulate, compress, repeat
+from operator import itemgetter
 from pathlib import Path
 
 from lark import Lark, Transformer, Tree
@@ -18,6 +21,7 @@ import ptxc
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from . import ast as A
+from .preprocess import strip_comments
 
 # Type names that the headers nvcc always includes (cuda_runtime.h, stdint.h, ...) declare.
 BUILTIN_TYPE_NAMES = frozenset({
@@ -40,18 +44,11 @@ def grammar_path() -> Path:
     raise FileNotFoundError("grammars/cuda.lark not found beside the ptxc package")
 
 
-class Token:
-    """A lexed token: `type` is the grammar's terminal name (IDENTIFIER, LPAR, ...)."""
-    __slots__ = ("type", "value", "line", "column")
-
-    def __init__(self, type_: str, value: str, line: int, column: int):
-        self.type = type_
-        self.value = value
-        self.line = line
-        self.column = column
-
-    def __repr__(self) -> str:
-        return f"Token({self.type}, {self.value!r}, {self.line}:{self.column})"
+# A token is a plain tuple (type, value, line, column), the lexer's zip of its lists
+# (made in C; a class's instances would each cost a call): `type` is the grammar's terminal
+# name (IDENTIFIER, LPAR, ...), tok[1] its text, tok[2:] its (line, column).  The
+# specifier rules' values are lists (["qualifiers", token]), so never mistaken for one.
+Token = tuple
 
 
 class SyntaxErrorAt(Exception):
@@ -62,8 +59,8 @@ class SyntaxErrorAt(Exception):
 
 def _loc(item) -> tuple:
     if isinstance(item, Token):
-        return (item.line, item.column)
-    if isinstance(item, tuple):  # ("kind", token) from the specifier rules
+        return item[2:]
+    if isinstance(item, list):  # [field, token] from the specifier rules
         return _loc(item[1])
     return item.loc
 
@@ -83,6 +80,8 @@ def _unescape(body: str) -> str:
 
 
 def int_literal_value(text: str) -> int:
+    if text.isdigit() and (text[0] != "0" or len(text) == 1):   # decimal, no suffix (hot)
+        return int(text)
     digits = text.rstrip("uUlL")
     if digits[:2] in ("0x", "0X"):
         return int(digits, 16)
@@ -97,7 +96,7 @@ def _reduce_top(operands: list, operators: list) -> None:
     op = operators.pop()
     rhs = operands.pop()
     lhs = operands.pop()
-    operands.append(A.Binary((op.line, op.column), op.value, lhs, rhs))
+    operands.append(A.Binary(op[2:], op[1], lhs, rhs))
 
 
 class BuildAst(Transformer):
@@ -113,7 +112,7 @@ class BuildAst(Transformer):
 
     def template_decl(self, children):
         tok = children[0]
-        return A.TemplateDecl((tok.line, tok.column), children[-1])
+        return A.TemplateDecl(tok[2:], children[-1])
 
     def template_param(self, children):
         return None
@@ -144,66 +143,55 @@ class BuildAst(Transformer):
     def decl_specifiers(self, children):
         specs = A.DeclSpecifiers(_loc(children[0]), [], [], [], [], [], [])
         for child in children:
-            if isinstance(child, Token):  # TYPE_NAME
-                specs.type_specs.append(A.TypeNameRef((child.line, child.column), child.value))
-                continue
-            if isinstance(child, (A.StructSpec, A.EnumSpec)):
+            if child.__class__ is list:     # [field of DeclSpecifiers, token] from a specifier rule
+                field = child[0]
+                if field == "extern":
+                    specs.storage.append("extern")
+                    specs.extern_c = specs.extern_c or (child[2] is not None and child[2][1] == '"C"')
+                elif field == "launch_bounds":
+                    specs.launch_bounds = child[1]
+                else:
+                    getattr(specs, field).append(child[1][1])
+            elif isinstance(child, Token):  # TYPE_NAME
+                specs.type_specs.append(A.TypeNameRef(child[2:], child[1]))
+            else:                           # StructSpec, EnumSpec
                 specs.type_specs.append(child)
-                continue
-            kind, tok = child[0], child[1]
-            if kind == "type":
-                specs.type_specs.append(tok.value)
-            elif kind == "qual":
-                specs.qualifiers.append(tok.value)
-            elif kind == "storage":
-                specs.storage.append(tok.value)
-            elif kind == "function":
-                specs.function_specs.append(tok.value)
-            elif kind == "exec":
-                specs.exec_spaces.append(tok.value)
-            elif kind == "memory":
-                specs.memory_spaces.append(tok.value)
-            elif kind == "extern":
-                specs.storage.append("extern")
-                specs.extern_c = specs.extern_c or getattr(child[2], "value", "") == '"C"'
-            elif kind == "launch_bounds":
-                specs.launch_bounds = tok
         return specs
 
     specifier_qualifier_list = decl_specifiers
 
     def storage_class(self, children):
-        return ("storage", children[0])
+        return ["storage", children[0]]
 
     def function_spec(self, children):
-        return ("function", children[0])
+        return ["function_specs", children[0]]
 
     def exec_space(self, children):
-        return ("exec", children[0])
+        return ["exec_spaces", children[0]]
 
     def memory_space(self, children):
-        return ("memory", children[0])
+        return ["memory_spaces", children[0]]
 
     def type_qualifier(self, children):
-        return ("qual", children[0])
+        return ["qualifiers", children[0]]
 
     def base_type(self, children):
-        return ("type", children[0])
+        return ["type_specs", children[0]]
 
     def struct_kw(self, children):
-        return ("struct", children[0])
+        return ["struct", children[0]]
 
     def extern_spec(self, children):
-        return ("extern", children[0], children[1])
+        return ["extern", children[0], children[1]]
 
     def launch_bounds(self, children):
-        return ("launch_bounds", children[0])
+        return ["launch_bounds", children[0]]
 
     def struct_spec(self, children):
         kw = children[0][1]
         name = children[1] if len(children) > 1 else None
         members = children[2] if len(children) > 2 else None
-        return A.StructSpec((kw.line, kw.column), kw.value, name.value if name is not None else None, members)
+        return A.StructSpec(kw[2:], kw[1], name[1] if name is not None else None, members)
 
     def struct_body(self, children):
         return children
@@ -219,14 +207,14 @@ class BuildAst(Transformer):
         name = children[0]
         body = children[1] if len(children) > 1 else None
         loc = _loc(name) if name is not None else (body[0].loc if body else (0, 0))
-        return A.EnumSpec(loc, name.value if name is not None else None, body)
+        return A.EnumSpec(loc, name[1] if name is not None else None, body)
 
     def enum_body(self, children):
         return children
 
     def enumerator(self, children):
         name, value = children
-        return A.Enumerator((name.line, name.column), name.value, value)
+        return A.Enumerator(name[2:], name[1], value)
 
     # ---- declarators ------------------------------------------------------------
     def declarator(self, children):
@@ -237,7 +225,7 @@ class BuildAst(Transformer):
 
     def name_declarator(self, children):
         tok = children[0]
-        return A.Declarator((tok.line, tok.column), tok.value, [])
+        return A.Declarator(tok[2:], tok[1], [])
 
     def array_declarator(self, children):
         inner, size = children
@@ -258,9 +246,9 @@ class BuildAst(Transformer):
         derivs = []
         for child in children:
             if isinstance(child, Token):
-                derivs.append(A.PointerDeriv((child.line, child.column), []))
+                derivs.append(A.PointerDeriv(child[2:], []))
             else:
-                derivs[-1].qualifiers.append(child[1].value)
+                derivs[-1].qualifiers.append(child[1][1])
         return derivs
 
     def parameter_list(self, children):
@@ -306,33 +294,33 @@ class BuildAst(Transformer):
 
     def if_stmt(self, children):
         tok, cond, then, else_ = children
-        return A.IfStmt((tok.line, tok.column), cond, then, else_)
+        return A.IfStmt(tok[2:], cond, then, else_)
 
     def for_stmt(self, children):
         tok, init, cond, step, body = children
-        return A.ForStmt((tok.line, tok.column), init, cond, step, body)
+        return A.ForStmt(tok[2:], init, cond, step, body)
 
     def while_stmt(self, children):
         tok, cond, body = children
-        return A.WhileStmt((tok.line, tok.column), cond, body)
+        return A.WhileStmt(tok[2:], cond, body)
 
     def do_stmt(self, children):
         tok, body, cond = children
-        return A.DoStmt((tok.line, tok.column), body, cond)
+        return A.DoStmt(tok[2:], body, cond)
 
     def return_stmt(self, children):
         tok, value, _ = children
-        return A.ReturnStmt((tok.line, tok.column), value)
+        return A.ReturnStmt(tok[2:], value)
 
     def break_stmt(self, children):
-        return A.BreakStmt((children[0].line, children[0].column))
+        return A.BreakStmt(children[0][2:])
 
     def continue_stmt(self, children):
-        return A.ContinueStmt((children[0].line, children[0].column))
+        return A.ContinueStmt(children[0][2:])
 
     def switch_stmt(self, children):
         tok, expr, body = children
-        return A.SwitchStmt((tok.line, tok.column), expr, body)
+        return A.SwitchStmt(tok[2:], expr, body)
 
     def case_stmt(self, children):
         value, body = children
@@ -349,24 +337,24 @@ class BuildAst(Transformer):
         qualifier = children[1]
         strings = [c for c in children[2:] if isinstance(c, Token)]
         sections = next((c for c in children[2:] if isinstance(c, list)), [])
-        template = "".join(_unescape(t.value[1:-1]) for t in strings)
+        template = "".join(_unescape(t[1][1:-1]) for t in strings)
         outputs = sections[0] if len(sections) > 0 else []
         inputs = sections[1] if len(sections) > 1 else []
         clobbers = [c for c, _ in sections[2]] if len(sections) > 2 else []
-        return A.AsmStmt((tok.line, tok.column), template, qualifier is not None, outputs, inputs, clobbers)
+        return A.AsmStmt(tok[2:], template, qualifier is not None, outputs, inputs, clobbers)
 
     def asm_qualifier(self, children):
         return children[0]
 
     def asm_operands(self, children):
         """One `: a, b` section followed by the later ones: a list of sections."""
-        operands = [c for c in children if isinstance(c, tuple)]
+        operands = [c for c in children if isinstance(c, tuple)]   # asm_operand's (no token here)
         rest = next((c for c in children if isinstance(c, list)), [])
         return [operands] + rest
 
     def asm_operand(self, children):
         constraint, expr = children
-        return (_unescape(constraint.value[1:-1]), expr)
+        return (_unescape(constraint[1][1:-1]), expr)
 
     # ---- expressions ------------------------------------------------------------
     def comma(self, children):
@@ -375,7 +363,7 @@ class BuildAst(Transformer):
 
     def assign(self, children):
         target, op, value = children
-        return A.Assign((op.line, op.column), op.value, target, value)
+        return A.Assign(op[2:], op[1], target, value)
 
     def conditional(self, children):
         cond, then, else_ = children
@@ -385,13 +373,13 @@ class BuildAst(Transformer):
         """Nest the flat [operand, op, operand, ...] list by precedence (all left-associative)."""
         if len(children) == 3:
             lhs, op, rhs = children
-            return A.Binary((op.line, op.column), op.value, lhs, rhs)
+            return A.Binary(op[2:], op[1], lhs, rhs)
         operands = [children[0]]
         operators: list[Token] = []
         for k in range(1, len(children), 2):
             op = children[k]
-            prec = BINARY_PRECEDENCE[op.value]
-            while operators and BINARY_PRECEDENCE[operators[-1].value] >= prec:
+            prec = BINARY_PRECEDENCE[op[1]]
+            while operators and BINARY_PRECEDENCE[operators[-1][1]] >= prec:
                 _reduce_top(operands, operators)
             operators.append(op)
             operands.append(children[k + 1])
@@ -405,19 +393,19 @@ class BuildAst(Transformer):
 
     def pre_inc_dec(self, children):
         op, operand = children
-        return A.PreIncDec((op.line, op.column), op.value, operand)
+        return A.PreIncDec(op[2:], op[1], operand)
 
     def unary(self, children):
         op, operand = children
-        return A.Unary((op.line, op.column), op.value, operand)
+        return A.Unary(op[2:], op[1], operand)
 
     def sizeof_expr(self, children):
         tok, operand = children
-        return A.SizeofExpr((tok.line, tok.column), operand)
+        return A.SizeofExpr(tok[2:], operand)
 
     def sizeof_type(self, children):
         tok = children[0]
-        return A.SizeofType((tok.line, tok.column), children[2])
+        return A.SizeofType(tok[2:], children[2])
 
     def index(self, children):
         base, _, idx, _ = children
@@ -433,20 +421,21 @@ class BuildAst(Transformer):
 
     def member(self, children):
         base, op, name = children
-        return A.Member((op.line, op.column), base, name.value, op.value == "->")
+        return A.Member(op[2:], base, name[1], op[1] == "->")
 
     def post_inc_dec(self, children):
         operand, op = children
-        return A.PostIncDec((op.line, op.column), op.value, operand)
+        return A.PostIncDec(op[2:], op[1], operand)
 
     def construct(self, children):
         head, _, args, _ = children
-        tok = head[1] if isinstance(head, tuple) else head
-        loc = (tok.line, tok.column)
-        if isinstance(head, tuple):
-            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [tok.value])
-        else:
-            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, tok.value)])
+        if isinstance(head, Token):   # TYPE_NAME
+            loc = head[2:]
+            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, head[1])])
+        else:                         # ["type_specs", token] from base_type
+            tok = head[1]
+            loc = tok[2:]
+            specs = A.DeclSpecifiers(loc, [], [], [], [], [], [tok[1]])
         type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
         return A.Construct(loc, type_name, args or [])
 
@@ -454,39 +443,39 @@ class BuildAst(Transformer):
         kind = children[0]
         type_name = next(c for c in children if isinstance(c, A.TypeName))
         operand = [c for c in children if isinstance(c, A.Node)][-1]
-        return A.CxxCast((kind.line, kind.column), kind.value, type_name, operand)
+        return A.CxxCast(kind[2:], kind[1], type_name, operand)
 
     def argument_list(self, children):
         return children
 
     def ident(self, children):
         tok = children[0]
-        return A.Ident((tok.line, tok.column), tok.value)
+        return A.Ident(tok[2:], tok[1])
 
     def int_lit(self, children):
         tok = children[0]
         try:
-            value = int_literal_value(tok.value)
+            value = int_literal_value(tok[1])
         except ValueError:
-            raise SyntaxErrorAt(f"invalid digit in octal constant '{tok.value}'", tok.line, tok.column) from None
-        return A.IntLit((tok.line, tok.column), value, tok.value)
+            raise SyntaxErrorAt(f"invalid digit in octal constant '{tok[1]}'", tok[2], tok[3]) from None
+        return A.IntLit(tok[2:], value, tok[1])
 
     def float_lit(self, children):
         tok = children[0]
-        return A.FloatLit((tok.line, tok.column), float(tok.value.rstrip("fFlL")), tok.value)
+        return A.FloatLit(tok[2:], float(tok[1].rstrip("fFlL")), tok[1])
 
     def char_lit(self, children):
         tok = children[0]
-        text = _unescape(tok.value[1:-1])
-        return A.CharLit((tok.line, tok.column), ord(text[0]) if text else 0, tok.value)
+        text = _unescape(tok[1][1:-1])
+        return A.CharLit(tok[2:], ord(text[0]) if text else 0, tok[1])
 
     def string_lit(self, children):
         tok = children[0]
-        return A.StringLit((tok.line, tok.column), "".join(_unescape(t.value[1:-1]) for t in children))
+        return A.StringLit(tok[2:], "".join(_unescape(t[1][1:-1]) for t in children))
 
     def bool_const(self, children):
         tok = children[0]
-        return A.BoolConst((tok.line, tok.column), tok.value == "true")
+        return A.BoolConst(tok[2:], tok[1] == "true")
 
 
 
@@ -497,6 +486,42 @@ class BuildAst(Transformer):
 # punctuators (longest first), and the regex terminals keep their patterns.
 
 _WORD = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+def _non_capturing(pattern: str) -> str:
+    """A terminal's regex with its groups made (?:...) ones (no `(` in a class there)."""
+    return re.sub(r"(?<!\\)\((?!\?)", "(?:", pattern)
+
+
+def _longest_of(words: list) -> str:
+    """A regex that matches the longest of `words` at a position, as a trie of branches:
+    `<(?:<[<=]?|=|)` for < << <<= <<< <=.  A word may end where a branch is empty (the
+    last one, so that longer words win) or, before one last character, with `?`."""
+    tree: dict = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def branches(node: dict) -> list:
+        ends = [ch for ch in sorted(node) if ch and set(node[ch]) == {""}]   # words' last characters
+        out = [re.escape(ch) + after(node[ch]) for ch in sorted(node) if ch and ch not in ends]
+        if ends:
+            out.append(re.escape(ends[0]) if len(ends) == 1 else "[" + "".join(map(re.escape, ends)) + "]")
+        return out
+
+    def after(node: dict) -> str:
+        alternatives = branches(node)
+        if not alternatives:
+            return ""
+        if "" in node:
+            if len(alternatives) == 1 and all(set(child) == {""} for ch, child in node.items() if ch):
+                return alternatives[0] + "?"     # one character, or a class of them
+            alternatives.append("")
+        return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+
+    return "|".join(branches(tree))
 
 
 class Lexer:
@@ -518,101 +543,147 @@ class Lexer:
                     raise ValueError(f"cuda.lark: the lexer does not know the terminal {term.name}; "
                                      "write keywords and punctuators as string literals")
                 patterns[term.name] = pattern.value
-        self.punctuators = punctuators
-        ordered = sorted(punctuators, key=len, reverse=True)
-        # Whitespace is skipped inside the match (one regex step per token, not two).
-        self.master = re.compile(r"\s*(?:" + "|".join([
-            r"(?P<COMMENT>//[^\n]*|/\*(?:.|\n)*?\*/)",
-            f"(?P<FLOAT_CONST>{patterns['FLOAT_CONST']})",
-            f"(?P<INT_CONST>{patterns['INT_CONST']})",
-            f"(?P<IDENTIFIER>{patterns['IDENTIFIER']})",
-            f"(?P<CHAR_CONST>{patterns['CHAR_CONST']})",
-            f"(?P<STRING>{patterns['STRING']})",
-            "(?P<PUNCT>" + "|".join(re.escape(p) for p in ordered) + ")",
-            r"(?P<ERROR>\S)",
-        ]) + ")")
+        # A token's kind by its text (keywords, punctuators, a lone quote: an error), else
+        # by its first character (a digit: INT_CONST until FLOAT_CONST matches it all).
+        self.kind_of_text = {**self.keywords, **punctuators, '"': "ERROR", "'": "ERROR"}
+        self.kind_of_first = {ch: "IDENTIFIER" for ch in string.ascii_letters + "_"}
+        self.kind_of_first.update({**dict.fromkeys(string.digits, "INT_CONST"), ".": "FLOAT_CONST",
+                                   "'": "CHAR_CONST", '"': "STRING", "/": "COMMENT"})
+        self.float_const = re.compile(_non_capturing(patterns["FLOAT_CONST"]))
+        # One match per token with the whitespace after it, so that findall (no match
+        # objects) gives a line's tokens, and their lengths their columns.  The alternatives start
+        # with different characters, except where listed in order: a FLOAT_CONST before an
+        # INT_CONST, a number before '.', a comment before '/'.  Punctuators are a trie
+        # (`<(?:<[<=]?|=|)`): sre skips a branch that starts with another character in
+        # one step, but tries every alternative of a flat list.
+        late = [p for p in punctuators if p[0] in "./"]
+        self.master = re.compile("(?:" + "|".join([
+            _non_capturing(patterns["IDENTIFIER"]),
+            _longest_of([p for p in punctuators if p not in late]),
+            _non_capturing(patterns["FLOAT_CONST"]),
+            _non_capturing(patterns["INT_CONST"]),
+            r"//[^\n]*|/\*(?:.|\n)*?\*/",
+            _longest_of(late),
+            _non_capturing(patterns["CHAR_CONST"]),
+            _non_capturing(patterns["STRING"]),
+            r"\S",      # no token: an error
+        ]) + r")\s*")
+        assert self.master.groups == 0, "findall would give groups, not tokens"
 
     def tokens(self, text: str, type_names: set) -> list:
         """The Tokens, $END last; an IDENTIFIER that a typedef or struct tag declared is a
         TYPE_NAME (the "lexer hack": C's grammar cannot tell `T * x;` apart otherwise).
         Text that is no token ends the list with a $ERROR token, its value the message:
-        the parser reports it when it gets there (after any syntax error before it)."""
-        out: list = []
-        append = out.append
-        keywords = self.keywords
-        punctuators = self.punctuators
-        line, line_start = 1, 0
+        the parser reports it when it gets there (after any syntax error before it).
+
+        Each step runs over a line's or all tokens at once in C (map over lists), so
+        that only the lexer hack's and a few rare tokens take a Python step each."""
+        if "/*" in text:    # a block comment may span lines: spaces instead (its breaks kept)
+            text = strip_comments(text)
+        findall = self.master.findall
+        values: list = []
+        lines: list = []
+        columns: list = []
+        line_texts = text.split("\n")
+        for number, line in enumerate(line_texts, 1):
+            first = len(line) - len(line.lstrip())
+            if first < len(line):
+                pieces = findall(line, first)     # each token and the whitespace after it
+                values += map(str.rstrip, pieces)
+                lines += repeat(number, len(pieces))
+                columns += accumulate(map(len, pieces[:-1]), initial=first + 1)
+        kinds = list(map(self.kind_of_text.get, values,
+                         map(self.kind_of_first.get, map(itemgetter(0), values), repeat("ERROR"))))
+        present = set(kinds)    # (one pass, then no list scan for a kind that is absent)
+        if "INT_CONST" in present:
+            for k in _positions(kinds, "INT_CONST"):
+                value = values[k]   # (a FLOAT_CONST has a '.' or an exponent: the regex only then)
+                if ("." in value or "e" in value or "E" in value) and self.float_const.fullmatch(value):
+                    kinds[k] = "FLOAT_CONST"
+        error = None
+        if "ERROR" in present:      # no token matches here: the tokens end
+            cut = kinds.index("ERROR")
+            error = (values[cut], lines[cut], columns[cut])
+            del values[cut:], kinds[cut:], lines[cut:], columns[cut:]
+        if "COMMENT" in present:    # a // comment (the preprocessor has replaced them by spaces)
+            keep = [kind != "COMMENT" for kind in kinds]
+            values, kinds, lines, columns = (list(compress(items, keep)) for items in (values, kinds, lines, columns))
+        self.mark_type_names(kinds, values, type_names)
+        out = list(zip(kinds, values, lines, columns))
+        if error is not None:
+            value, line, column = error
+            what = "missing terminating '\"' character" if value == '"' else \
+                "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
+            out.append(("$ERROR", what, line, column))
+            return out
+        out.append(("$END", "", len(line_texts), len(line_texts[-1]) + 1))
+        return out
+
+    @staticmethod
+    def mark_type_names(kinds: list, values: list, type_names: set) -> None:
+        """The lexer hack: IDENTIFIER -> TYPE_NAME where `type_names` (which a typedef or a
+        struct/union/enum/class/typename tag adds to, as the tokens go) has the name."""
+        hacks = _HACK_KINDS.intersection(kinds)
+        first = min(map(kinds.index, hacks)) if hacks else len(kinds)
+        # Before the first typedef or tag keyword, the set is the one given.
+        if not type_names.isdisjoint(values[:first]):
+            for k in compress(range(first), map(type_names.__contains__, values[:first])):
+                if kinds[k] == "IDENTIFIER":
+                    kinds[k] = "TYPE_NAME"
         in_typedef = False
         depth = 0
         expect_tag = False
-        previous = ""
-        def next_newline(at: int) -> int:
-            found = text.find("\n", at)
-            return found if found >= 0 else len(text)
-        # The first line break not counted yet: only a block comment has one inside, so
-        # a token that starts past it has line breaks in the whitespace before it.
-        newline = next_newline(0)
-        for m in self.master.finditer(text):
-            kind = m.lastgroup
-            if kind is None:  # trailing whitespace
-                break
-            start, end = m.span(kind)
-            value = text[start:end]
-            if start > newline:
-                line += text.count("\n", newline, start)
-                line_start = text.rindex("\n", newline, start) + 1
-                newline = next_newline(end)
-            column = start - line_start + 1
+        for k in range(first, len(kinds)):
+            kind = kinds[k]
             if kind == "IDENTIFIER":
-                kind = keywords.get(value, "IDENTIFIER")
-                if kind == "IDENTIFIER":
-                    if expect_tag:
-                        expect_tag = False
-                        if value in type_names:
-                            kind = "TYPE_NAME"
-                        else:
-                            type_names.add(value)  # C++: `struct S {...}; S s;`
-                    elif value in type_names:
-                        kind = "TYPE_NAME"
-                    elif in_typedef and (depth == 0 or (depth == 1 and previous == "*")):
-                        type_names.add(value)
-                elif kind in ("STRUCT", "UNION", "ENUM", "TYPENAME", "CLASS"):
-                    expect_tag = True
-                elif kind == "TYPEDEF":
+                value = values[k]
+                if expect_tag:
+                    expect_tag = False
+                    if value in type_names:
+                        kinds[k] = "TYPE_NAME"
+                    else:
+                        type_names.add(value)  # C++: `struct S {...}; S s;`
+                elif value in type_names:
+                    kinds[k] = "TYPE_NAME"
+                elif in_typedef and (depth == 0 or (depth == 1 and values[k - 1] == "*")):
+                    type_names.add(value)
+            elif kind in _HACK_KINDS:
+                if kind == "TYPEDEF":
                     in_typedef, depth = True, 0
-            elif kind == "PUNCT":
-                kind = punctuators[value]
-                if in_typedef:
-                    if value in "([{":
-                        depth += 1
-                    elif value in ")]}":
-                        depth -= 1
-                    elif value == ";" and depth == 0:
-                        in_typedef = False
-            elif kind == "COMMENT":
-                newlines = value.count("\n")
-                if newlines:
-                    line += newlines
-                    line_start = start + value.rindex("\n") + 1
-                    newline = next_newline(end)
-                continue
-            elif kind == "ERROR":
-                what = "missing terminating '\"' character" if value == '"' else \
-                    "missing terminating ' character" if value == "'" else f"stray '{value}' in program"
-                append(Token("$ERROR", what, line, column))
-                return out
-            previous = value
-            append(Token(kind, value, line, column))
-        if newline < len(text):
-            line += text.count("\n", newline)
-            line_start = text.rindex("\n", newline) + 1
-        append(Token("$END", "", line, len(text) - line_start + 1))
-        return out
+                else:
+                    expect_tag = True
+            elif in_typedef:
+                value = values[k]
+                if value in "([{":
+                    depth += 1
+                elif value in ")]}":
+                    depth -= 1
+                elif value == ";" and depth == 0:
+                    in_typedef = False
+
+
+def _positions(items: list, item):
+    """The indices of `item` in `items`, in order (list.index scans in C)."""
+    k = -1
+    for _ in range(items.count(item)):
+        k = items.index(item, k + 1)
+        yield k
+
+
+
+
+# The keywords the lexer hack follows: a tag name comes next, or a typedef starts.
+_HACK_KINDS = frozenset({"STRUCT", "UNION", "ENUM", "TYPENAME", "CLASS", "TYPEDEF"})
 
 
 # ---- the LALR driver -------------------------------------------------------------------
 # Lark builds the tables (and caches them on disk); this loop runs them.  It is Lark's own
 # algorithm with the per-rule data looked up once, not per reduction: about twice as fast.
+
+# The action where the table has none: a reduction of size -1 (so that the loop tests for
+# it only on its rare path, after size 1 and size > 0).
+_NO_ACTION = (-1, None, None, None)
+
 
 class Parser:
     def __init__(self, lark: Lark):
@@ -653,57 +724,55 @@ class Parser:
 
     def parse(self, text: str):
         actions = self.actions
-        gotos = self.gotos
         end_state = self.end_state
         state = self.start_state
         states = [state]
         values: list = []
         for tok in self.lexer.tokens(text, set(BUILTIN_TYPE_NAMES)):
-            ttype = tok.type
-            while True:
-                action = actions[state].get(ttype)
-                if action.__class__ is int:     # shift
-                    states.append(action)
-                    values.append(tok)
-                    state = action
-                    break
-                if action is None:
-                    if state == end_state and ttype == "$END":   # accept
-                        return values[-1]
-                    raise self.error(tok, state, values)
-                # The goto after the reduction, and the chain of one-child reductions
-                # that may follow it, depend only on the state below, the rule and the
-                # lookahead: followed once, then remembered in the action (`after`, keyed
-                # by the state below), one step instead of two.
+            ttype = tok[0]
+            action = actions[state].get(ttype, _NO_ACTION)
+            while action.__class__ is not int:     # reductions until tok is shifted
+                # The goto after the reduction, the chain of one-child reductions that
+                # may follow it, and the action there on this lookahead depend only on
+                # the state below, the rule and the lookahead: followed once, then
+                # remembered in the action (`after`, keyed by the state below).
                 size, origin, callback, after = action
-                if callback is None:  # a `?rule` with one child: the child is the value
-                    below = states[-2]
-                    target = after.get(below)
-                    if target is None:
-                        target = after[below] = self.follow_units(below, gotos[below][origin], ttype)
-                    state = states[-1] = target
-                    continue
                 if size == 1:   # the most common size: the stacks' tops are replaced
                     below = states[-2]
-                    target = after.get(below)
-                    if target is None:
-                        target = after[below] = self.follow_units(below, gotos[below][origin], ttype)
-                    state = states[-1] = target
-                    values[-1] = callback([values[-1]])
+                    if callback is not None:     # (None: a `?rule` with one child, its value)
+                        values[-1] = callback([values[-1]])
+                    entry = after.get(below)
+                    if entry is None:
+                        entry = after[below] = self.after_reduction(below, origin, ttype)
+                    state, action = entry
+                    states[-1] = state
                     continue
-                if size:
+                if size > 0:
                     children = values[-size:]
                     del states[-size:]
                     del values[-size:]
-                else:
+                elif size == 0:
                     children = []
+                else:           # _NO_ACTION: the end, or a syntax error
+                    if state == end_state and ttype == "$END":   # accept
+                        return values[-1]
+                    raise self.error(tok, state, values)
                 below = states[-1]
-                state = after.get(below)
-                if state is None:
-                    state = after[below] = self.follow_units(below, gotos[below][origin], ttype)
+                entry = after.get(below)
+                if entry is None:
+                    entry = after[below] = self.after_reduction(below, origin, ttype)
+                state, action = entry
                 states.append(state)
                 values.append(callback(children))
+            states.append(action)   # shift
+            values.append(tok)
+            state = action
         raise AssertionError("the parser ended without accepting")
+
+    def after_reduction(self, below: int, origin: str, ttype: str) -> tuple:
+        """(state, action on `ttype` there) after a reduction to `origin` above `below`."""
+        state = self.follow_units(below, self.gotos[below][origin], ttype)
+        return state, self.actions[state].get(ttype, _NO_ACTION)
 
     def follow_units(self, below: int, target: int, ttype: str) -> int:
         """The state that `target` (just pushed above `below`) leads to on lookahead
@@ -716,23 +785,23 @@ class Parser:
             target = gotos[below][after[1]]
 
     def error(self, tok: Token, state: int, values: list) -> SyntaxErrorAt:
-        if tok.type == "$ERROR":    # (no state has an action for it: the lexer's error)
-            return SyntaxErrorAt(tok.value, tok.line, tok.column)
+        if tok[0] == "$ERROR":    # (no state has an action for it: the lexer's error)
+            return SyntaxErrorAt(tok[1], tok[2], tok[3])
         expected = {s for s in self.actions[state]}
         for closer, text in (("SEMICOLON", "';'"), ("RPAR", "')'"), ("RSQB", "']'"), ("COLON", "':'"),
                              ("RBRACE", "'}'")):
             if closer in expected and (closer != "RBRACE" or len(expected) <= 3):
                 # Reported at the token found instead, as nvcc does.
-                if tok.type == "$END":
-                    return SyntaxErrorAt(f"expected {text} at end of file", tok.line, tok.column)
-                return SyntaxErrorAt(f"expected {text} before '{tok.value}'", tok.line, tok.column)
-        if tok.type == "$END":
-            return SyntaxErrorAt("unexpected end of file", tok.line, tok.column)
+                if tok[0] == "$END":
+                    return SyntaxErrorAt(f"expected {text} at end of file", tok[2], tok[3])
+                return SyntaxErrorAt(f"expected {text} before '{tok[1]}'", tok[2], tok[3])
+        if tok[0] == "$END":
+            return SyntaxErrorAt("unexpected end of file", tok[2], tok[3])
         if "IDENTIFIER" in expected and "INT_CONST" in expected:
-            return SyntaxErrorAt(f"expected expression before '{tok.value}'", tok.line, tok.column)
+            return SyntaxErrorAt(f"expected expression before '{tok[1]}'", tok[2], tok[3])
         if "IDENTIFIER" in expected:
-            return SyntaxErrorAt(f"expected identifier before '{tok.value}'", tok.line, tok.column)
-        return SyntaxErrorAt(f"unexpected '{tok.value}'", tok.line, tok.column)
+            return SyntaxErrorAt(f"expected identifier before '{tok[1]}'", tok[2], tok[3])
+        return SyntaxErrorAt(f"unexpected '{tok[1]}'", tok[2], tok[3])
 
 
 def _direct_callback(callback, size: int):
@@ -743,19 +812,27 @@ def _direct_callback(callback, size: int):
     or, for an inlined rule, is the list."""
     kind = type(callback).__name__
     if kind not in ("ChildFilterLALR", "ChildFilterLALR_NoPlaceholders"):
+        if kind == "ExpandSingleChild" and size > 1:    # (never one child: the rule's builder)
+            callback = callback.node_builder
         build = _tree_builder(callback)
         return list if build is _inlined else build     # (a copy of the fresh list, made in C)
     entries = [(entry[0], entry[1], entry[2] if len(entry) > 2 else 0) for entry in callback.to_include]
     trailing = getattr(callback, "append_none", 0)
-    build = _tree_builder(callback.node_builder)
-    if not trailing and [(index, expand, nones) for index, expand, nones in entries] == \
+    build = callback.node_builder
+    # A `?rule` (Lark's ExpandSingleChild): one kept child is the value; the test is
+    # written into the rule function, or left out where the count of kept is known.
+    single = type(build).__name__ == "ExpandSingleChild"
+    if single:
+        build = build.node_builder
+    build = _tree_builder(build)
+    if not single and not trailing and [(index, expand, nones) for index, expand, nones in entries] == \
             [(k, False, 0) for k in range(size)]:
         # every child, in order (`children` is a fresh list already)
         return list if build is _inlined else build
-    return _rule_function(entries, trailing, build)
+    return _rule_function(entries, trailing, build, single)
 
 
-def _rule_function(entries: list, trailing: int, build):
+def _rule_function(entries: list, trailing: int, build, single: bool = False):
     """The children a rule keeps, as one list display (`[children[0], None,
     *children[2]]`: a `[x]` placeholder's None, an inlined rule's list spliced), then
     the rule's builder.  A left-recursive list (`items: items "," item`, the first entry
@@ -772,7 +849,16 @@ def _rule_function(entries: list, trailing: int, build):
             items.append(f"*children[{index}]" if expand else f"children[{index}]")
         items += ["None"] * trailing
         lines = [f"    kept = [{', '.join(items)}]"]
-    lines.append("    return kept" if build is _inlined else "    return build(kept)")
+    kept_count = None if any(expand for _, expand, _ in entries) else \
+        len(entries) + sum(nones for _, _, nones in entries) + trailing
+    if build is _inlined:
+        lines.append("    return kept")
+    elif single and kept_count == 1:
+        lines.append("    return kept[0]")
+    elif single and kept_count is None:
+        lines.append("    return kept[0] if len(kept) == 1 else build(kept)")
+    else:
+        lines.append("    return build(kept)")
     namespace = {"build": build}
     exec("def rule_function(children):\n" + "\n".join(lines), namespace)
     return namespace["rule_function"]

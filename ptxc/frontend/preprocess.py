@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..diagnostics import Diagnostic, SourceLoc
 
@@ -75,6 +76,13 @@ def strip_comments(source: str) -> str:
     return _COMMENT_OR_STRING.sub(blank, source)
 
 
+@lru_cache(maxsize=None)
+def _object_macro(name: str, value: str) -> Macro:
+    """A predefined or header macro (`__CUDACC__`, `INT_MAX`): made once per process (no
+    one changes a Macro), not tokenized again for every file that includes its header."""
+    return Macro(name, None, [t for t in tokenize(value) if not t.isspace()])
+
+
 class Preprocessor:
     def __init__(self, filename: str, defines: dict[str, str] | None = None):
         self.filename = filename
@@ -90,7 +98,7 @@ class Preprocessor:
         self.diagnostics.append(Diagnostic(message, SourceLoc(self.filename, line, col)))
 
     def define_object(self, name: str, value: str) -> None:
-        self.macros[name] = Macro(name, None, [t for t in tokenize(value) if not t.isspace()])
+        self.macros[name] = _object_macro(name, value)
 
     # ---- driver ------------------------------------------------------------------
     def run(self, source: str) -> str:
@@ -105,12 +113,17 @@ class Preprocessor:
         i = 0
         pending: list[str] = []  # a macro call whose arguments continue on later lines
         pending_start = 0
+        # A line can name a macro only if the text does somewhere: where no defined macro
+        # is among the text's words (most files), no line is searched for one.
+        words = set(_WORD.findall(text))
+        named = not self.macros.keys().isdisjoint(words)
         while i < len(lines):
             line = lines[i]
             lineno = i + 1
             stripped = line.lstrip()
             if stripped.startswith("#") and not pending:
                 self.directive(line, lineno, conds)
+                named = not self.macros.keys().isdisjoint(words)     # (#define, #undef, #include)
                 active = all(c[0] for c in conds)
                 out.append("")
                 i += 1
@@ -124,7 +137,7 @@ class Preprocessor:
                 joined = " ".join(pending)
             else:
                 joined = line
-            if self.macros and self.has_macro(joined):
+            if named and self.has_macro(joined):
                 expanded, complete = self.expand_line(joined, lineno)
                 if not complete and i + 1 < len(lines):
                     if not pending:

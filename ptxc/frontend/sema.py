@@ -157,6 +157,9 @@ SIZE_T = ULONG
 PTRDIFF_T = LONG
 
 UNSIGNED_OF = {CHAR: UCHAR, SCHAR: UCHAR, SHORT: USHORT, INT: UINT, LONG: ULONG, LLONG: ULLONG}
+_SCALAR_CLASSES = frozenset({IntType, FloatType, VoidType})
+_UNQUALIFIED_SCALARS = {t: t for t in (BOOL, CHAR, SCHAR, UCHAR, SHORT, USHORT, INT, UINT, LONG, ULONG, LLONG,
+                                       ULLONG, FLOAT, DOUBLE, VOID)}
 
 
 # Type specifier keyword multisets -> type (the C standard's list of valid combinations).
@@ -211,6 +214,10 @@ def with_quals(t: Type, const: bool | None = None, volatile: bool | None = None)
         fields["const"] = const
     if volatile is not None:
         fields["volatile"] = volatile
+    if not fields["const"] and not fields["volatile"] and t.__class__ in _SCALAR_CLASSES:
+        # An unqualified scalar is the one constant (INT, FLOAT...) equal to it: later
+        # comparisons of types find it by identity, without a dataclass __eq__ call.
+        return _UNQUALIFIED_SCALARS.get(copy, copy)
     return copy
 
 
@@ -309,10 +316,13 @@ def arithmetic_common(a: Type, b: Type) -> Type:
     a, b = promote(a), promote(b)
     # (only a FloatType equals DOUBLE or FLOAT: the class test first spares the two
     # __eq__ calls, each way, that comparing an IntType with them costs)
+    # (promote's types are unqualified, and with_quals makes an unqualified float or
+    # double the FLOAT or DOUBLE object: FLOAT itself is no DOUBLE, no __eq__ call)
     a_float, b_float = a.__class__ is FloatType, b.__class__ is FloatType
-    if (a_float and a == DOUBLE) or (b_float and b == DOUBLE):
+    if (a_float and (a is DOUBLE or (a is not FLOAT and a == DOUBLE))) or \
+            (b_float and (b is DOUBLE or (b is not FLOAT and b == DOUBLE))):
         return DOUBLE
-    if (a_float and a == FLOAT) or (b_float and b == FLOAT):
+    if (a_float and (a is FLOAT or a == FLOAT)) or (b_float and (b is FLOAT or b == FLOAT)):
         return FLOAT
     assert isinstance(a, IntType) and isinstance(b, IntType)
     if a is b or a == b:
@@ -654,6 +664,11 @@ def _named_for_linkage(base: Type, declarator: A.Declarator) -> Type:
     return base
 
 
+def _same_type(a: Type, b: Type) -> bool:
+    """a == b, without the dataclass __eq__ call (or two) where identity or class tells."""
+    return a is b or (a.__class__ is b.__class__ and a == b)
+
+
 def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
     """0 exact match, 1 promotion, 2 conversion, None: the argument does not convert."""
     # (types of different classes are never equal: the class test spares the dataclass
@@ -664,9 +679,12 @@ def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
         promoted = promote(arg)
         if promoted.__class__ is not param.__class__:
             return 2
-        return 1 if promoted == param or (arg == FLOAT and param == DOUBLE) else 2
-    if isinstance(param, PointerType) and isinstance(arg, PointerType):
-        if unqualified(param.pointee) == unqualified(arg.pointee):
+        return 1 if promoted is param or promoted == param or (
+            arg.__class__ is FloatType and (arg is FLOAT or arg == FLOAT) and (param is DOUBLE or param == DOUBLE)) \
+            else 2
+    if param.__class__ is PointerType and arg.__class__ is PointerType:
+        to, fro = unqualified(param.pointee), unqualified(arg.pointee)
+        if to is fro or (to.__class__ is fro.__class__ and to == fro):
             return 0
         return 2 if isinstance(param.pointee, VoidType) else None
     if isinstance(param, AnyPointerType):
@@ -1197,8 +1215,11 @@ class Analyzer:
         sym.address_taken = True
 
     def check_int_lit(self, expr: A.IntLit) -> A.Expr:
-        text = expr.text.lower()
         value = expr.value
+        if value <= 0x7FFFFFFF and expr.text.isdigit():   # no suffix, fits an int: int (hot)
+            expr.type = INT
+            return expr
+        text = expr.text.lower()
         unsigned = "u" in text
         longs = text.count("l")
         decimal = not (text.startswith("0") and len(text.rstrip("ul")) > 1)
@@ -1537,7 +1558,7 @@ class Analyzer:
                 if other != ranks and all(map(operator.le, other, ranks)):
                     dominated = True
                     break
-            matches_common = common is not None and all(unqualified(p) == common for p in cand.type.params
+            matches_common = common is not None and all(_same_type(unqualified(p), common) for p in cand.type.params
                                                         if is_arithmetic(p))
             return (dominated, sum(ranks) if not matches_common else -1, order)
         return min(scored, key=key)[2]
