@@ -9,8 +9,7 @@ Guarantees: no vir.VReg is left; `.reg` lines come in NVVM's order.
 """
 from __future__ import annotations
 
-from itertools import filterfalse, groupby, islice
-from operator import attrgetter
+from itertools import filterfalse, islice
 
 from ...ptx import ir
 from ..vir import REG_DECL, REG_DECL_ORDER, VReg, instr_defs, instr_uses
@@ -19,7 +18,6 @@ Address, Vector = ir.Address, ir.Vector
 
 # class -> [None, %r1, %r2, ...]: each register operand made once (ir.Reg is immutable).
 _NUMBERED: dict = {cls: [None] for cls in REG_DECL}
-_CLASS_OF = attrgetter("cls")
 
 
 def number_registers(cg, func: ir.Function) -> None:
@@ -68,9 +66,11 @@ def number_registers(cg, func: ir.Function) -> None:
     order += params
     order += filterfalse(cross.__contains__, def_block)
     counters = dict.fromkeys(REG_DECL, 0)
+    by_class: dict = {cls: [] for cls in REG_DECL}
+    for reg in order:
+        by_class[reg.cls].append(reg)
     names: dict = {}
-    for cls, regs in groupby(sorted(order, key=_CLASS_OF), _CLASS_OF):   # (a stable sort: order kept per class)
-        regs = list(regs)
+    for cls, regs in by_class.items():
         count = len(regs)
         numbered = _NUMBERED[cls]
         while len(numbered) <= count:
