@@ -207,7 +207,7 @@ def format_function(func: Function) -> list[str]:
         ops = item.operands
         guard = item.guard
         head = opcode if guard is None else f"@{'!' if item.guard_negated else ''}{guard.name} {opcode}"
-        # (two and three operands, most instructions, without a comprehension's call)
+        # (two to four operands, most instructions, without a comprehension's call)
         if len(ops) == 3:
             a, b, c = ops
             append(f"\t{head} \t{a.name if type(a) is Reg else text(a)}, "
@@ -215,6 +215,10 @@ def format_function(func: Function) -> list[str]:
         elif len(ops) == 2:
             a, b = ops
             append(f"\t{head} \t{a.name if type(a) is Reg else text(a)}, {b.name if type(b) is Reg else text(b)};")
+        elif len(ops) == 4:
+            a, b, c, d = ops
+            append(f"\t{head} \t{a.name if type(a) is Reg else text(a)}, {b.name if type(b) is Reg else text(b)}, "
+                   f"{c.name if type(c) is Reg else text(c)}, {d.name if type(d) is Reg else text(d)};")
         else:
             operands = ", ".join([op.name if type(op) is Reg else text(op) for op in ops])
             append(f"\t{head} \t{operands};" if operands else f"\t{head};")

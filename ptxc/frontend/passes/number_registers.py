@@ -80,7 +80,7 @@ def number_registers(cg, func: ir.Function) -> None:
     for block in cg.blocks:
         for instr in block.instrs:
             ops = instr.operands
-            # (two and three operands, most instructions, without a comprehension's call)
+            # (one to four operands, most instructions, without a comprehension's call)
             if len(ops) == 3:
                 a, b, c = ops
                 if a.__class__ is VReg:
@@ -95,6 +95,19 @@ def number_registers(cg, func: ir.Function) -> None:
                     ops[0] = names[a]
                 if b.__class__ is VReg:
                     ops[1] = names[b]
+            elif len(ops) == 4:
+                a, b, c, d = ops
+                if a.__class__ is VReg:
+                    ops[0] = names[a]
+                if b.__class__ is VReg:
+                    ops[1] = names[b]
+                if c.__class__ is VReg:
+                    ops[2] = names[c]
+                if d.__class__ is VReg:
+                    ops[3] = names[d]
+            elif len(ops) == 1:
+                if ops[0].__class__ is VReg:
+                    ops[0] = names[ops[0]]
             else:
                 ops[:] = [names[op] if op.__class__ is VReg else op for op in ops]
             if instr.guard is not None:
