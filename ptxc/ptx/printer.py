@@ -18,15 +18,31 @@ HEADER = """//
 
 
 def format_imm(imm: Imm) -> str:
+    # (the value's bytes, big-endian, in hex: what "%08X" of its bit pattern writes)
     if imm.type == ".f32":
-        return "0f%08X" % struct.unpack("<I", struct.pack("<f", imm.value))[0]
+        return "0f" + _F32_BYTES(imm.value).hex().upper()
     if imm.type == ".f64":
-        return "0d%016X" % struct.unpack("<Q", struct.pack("<d", imm.value))[0]
+        return "0d" + _F64_BYTES(imm.value).hex().upper()
     return str(imm.value)
+
+
+_F32_BYTES = struct.Struct(">f").pack
+_F64_BYTES = struct.Struct(">d").pack
 
 
 def format_operand(op) -> str:
     return _OPERAND_FORMATTERS[op.__class__](op)
+
+
+def _operand_text(op) -> str:
+    """format_operand(op), for an operand that is not a Reg (immediates and addresses,
+    most of them, without the formatter table's lookup)."""
+    cls = type(op)
+    if cls is Imm:
+        return str(op.value) if op.type is None else format_imm(op)
+    if cls is Address:
+        return format_address(op)
+    return _OPERAND_FORMATTERS[cls](op)
 
 
 def _format_name(op) -> str:
@@ -174,9 +190,10 @@ def format_function(func: Function) -> list[str]:
     lines += ["", ""]
     after_branch = False
     append = lines.append
-    formatters = _OPERAND_FORMATTERS
+    text = _operand_text
+    is_branch = _AFTER_BRANCH.get
     for item in func.body:
-        if isinstance(item, Label):
+        if type(item) is Label:
             if lines[-1] != "":
                 append("")
             append(f"{item.name}:")
@@ -184,26 +201,30 @@ def format_function(func: Function) -> list[str]:
             continue
         if after_branch:
             append("")
-        # format_instr(item), written out (one call less per instruction: this loop is hot)
+        # format_instr(item), written out (one call less per instruction: this loop is hot);
+        # each line is one f-string, register operands (most) formatted inline
         opcode = item.opcode
         ops = item.operands
-        # (two and three operands, most instructions, without a comprehension's call)
+        guard = item.guard
+        head = opcode if guard is None else f"@{'!' if item.guard_negated else ''}{guard.name} {opcode}"
+        # (two to four operands, most instructions, without a comprehension's call)
         if len(ops) == 3:
             a, b, c = ops
-            operands = (f"{a.name if a.__class__ is Reg else formatters[a.__class__](a)}, "
-                        f"{b.name if b.__class__ is Reg else formatters[b.__class__](b)}, "
-                        f"{c.name if c.__class__ is Reg else formatters[c.__class__](c)}")
+            append(f"\t{head} \t{a.name if type(a) is Reg else text(a)}, "
+                   f"{b.name if type(b) is Reg else text(b)}, {c.name if type(c) is Reg else text(c)};")
         elif len(ops) == 2:
             a, b = ops
-            operands = (f"{a.name if a.__class__ is Reg else formatters[a.__class__](a)}, "
-                        f"{b.name if b.__class__ is Reg else formatters[b.__class__](b)}")
+            append(f"\t{head} \t{a.name if type(a) is Reg else text(a)}, {b.name if type(b) is Reg else text(b)};")
+        elif len(ops) == 4:
+            a, b, c, d = ops
+            append(f"\t{head} \t{a.name if type(a) is Reg else text(a)}, {b.name if type(b) is Reg else text(b)}, "
+                   f"{c.name if type(c) is Reg else text(c)}, {d.name if type(d) is Reg else text(d)};")
         else:
-            operands = ", ".join([op.name if op.__class__ is Reg else formatters[op.__class__](op) for op in ops])
-        guard = item.guard
-        if guard is not None:
-            opcode = f"@{'!' if item.guard_negated else ''}{guard.name} {opcode}"
-        append(f"\t{opcode} \t{operands};" if operands else f"\t{opcode};")
-        after_branch = _AFTER_BRANCH[item.opcode]
+            operands = ", ".join([op.name if type(op) is Reg else text(op) for op in ops])
+            append(f"\t{head} \t{operands};" if operands else f"\t{head};")
+        after_branch = is_branch(opcode)
+        if after_branch is None:
+            after_branch = _AFTER_BRANCH[opcode]
     lines += ["", "}"]
     return lines
 

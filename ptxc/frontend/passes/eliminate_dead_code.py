@@ -13,6 +13,7 @@ from ...ptx import ir
 from ..vir import PURE_OPCODE, READS_FIRST, VReg, instr_uses
 
 Address, Vector = ir.Address, ir.Vector
+_PURE: dict = {}    # opcode -> PURE_OPCODE[opcode]
 
 
 def eliminate_dead_code(cg, func: ir.Function) -> None:
@@ -23,9 +24,15 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
         get = counts.get
         # The unread results, found without listing every pure instruction first (most
         # functions have none: then that list is never needed).
-        work = [instr for block in cg.blocks for instr in block.instrs
-                if PURE_OPCODE[instr.opcode] and instr.operands and instr.operands[0].__class__ is VReg
-                and get(instr.operands[0], 0) == 0]
+        work = []
+        for block in cg.blocks:
+            for instr in block.instrs:
+                try:    # (a plain dict: subscripting an OpcodeTable, a dict subclass, costs twice as much)
+                    pure = _PURE[instr.opcode]
+                except KeyError:
+                    pure = _PURE[instr.opcode] = PURE_OPCODE[instr.opcode]
+                if pure and instr.operands and type(instr.operands[0]) is VReg and get(instr.operands[0], 0) == 0:
+                    work.append(instr)
         if not work:
             return
         pure = _pure_definitions(cg)

@@ -1,8 +1,9 @@
 """fold_extending_loads: `ld.u8 %rs` + `cvt.u32.u8 %r, %rs` becomes `ld.u8 %r`.
 
 LLVM's extending load: a byte or short loaded and then widened is loaded straight into
-a 32-bit register.  Expects: the 16-bit value has no other use (checked).  Guarantees:
-the widening keeps its signedness (`ld.s8` for a sign extension).
+a 32-bit register.  Expects: `cg.uses`, unless None, counts every register's reads
+(the 16-bit value must have no other use: checked with it).  Guarantees: the widening
+keeps its signedness (`ld.s8` for a sign extension); `cg.uses` is not kept true.
 """
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ def fold_extending_loads(cg, func: ir.Function) -> None:
     32-bit register), when the 16-bit value has no other use: LLVM's extload."""
     if not cg.narrow_loads:
         return
-    counts = use_counts(cg)
+    # (cg.uses counts every read here, kept true by the passes before; with inline asm
+    # it over-counts the asm's outputs: counted afresh)
+    counts = cg.uses if cg.uses is not None and not cg.has_asm else use_counts(cg)
     for block in cg.blocks:
         loads = {}
         out = []

@@ -53,7 +53,11 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
         removed: set = set()
         in_block: list = []   # [ids of the block's instructions], made on first need, kept current
         for pos, instr in enumerate(instrs):
-            if BASE[instr.opcode] == "add" and len(instr.operands) == 3 and instr.guard is None \
+            try:    # (a plain dict: subscripting an OpcodeTable, a dict subclass, costs twice as much)
+                is_add, writes_first = _KIND[instr.opcode]
+            except KeyError:
+                is_add, writes_first = _KIND[instr.opcode] = _kind(instr.opcode)
+            if is_add and len(instr.operands) == 3 and instr.guard is None \
                     and id(instr) not in frozen:
                 for k in (1, 2):
                     product = instr.operands[k]
@@ -85,7 +89,7 @@ def fuse_multiply_add(cg, func: ir.Function) -> None:
                             _count_reads(counts, mul, -1)
                     break
             ops = instr.operands   # defines(instr), inlined (a fused add keeps its destination)
-            if ops and ops[0].__class__ is VReg and not READS_FIRST[instr.opcode]:
+            if writes_first and ops and type(ops[0]) is VReg:
                 defs_at[ops[0]] = pos
         if removed:
             block.instrs = [i for k, i in enumerate(instrs) if k not in removed]
@@ -181,11 +185,16 @@ _ADD_OF = {"fma.rn.f32": "add.f32", "fma.rn.f64": "add.f64"}
 
 
 def _fused_opcode(mul: str, add: str) -> str | None:
-    if mul == "mul.f32" and add == "add.f32":
-        return "fma.rn.f32"
-    if mul == "mul.f64" and add == "add.f64":
-        return "fma.rn.f64"
-    for width in ("32", "64", "16"):
-        if mul == f"mul.lo.s{width}" and add == f"add.s{width}":
-            return f"mad.lo.s{width}"
-    return None
+    return _FUSED.get((mul, add))
+
+
+_FUSED = {("mul.f32", "add.f32"): "fma.rn.f32", ("mul.f64", "add.f64"): "fma.rn.f64",
+          **{(f"mul.lo.s{width}", f"add.s{width}"): f"mad.lo.s{width}" for width in ("32", "64", "16")}}
+
+
+def _kind(opcode: str) -> tuple:
+    """(is it an add, does it write its first operand (if a register))"""
+    return BASE[opcode] == "add", not READS_FIRST[opcode]
+
+
+_KIND: dict = {}     # opcode -> _kind(opcode)

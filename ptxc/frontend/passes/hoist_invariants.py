@@ -24,8 +24,12 @@ def hoist_invariants(cg, func: ir.Function) -> None:
         for instr in block.instrs:
             # instr_defs(instr), its common case written out (a register result)
             ops = instr.operands
-            if ops and ops[0].__class__ is VReg and instr.opcode != "inline.asm":
-                if not READS_FIRST[instr.opcode]:
+            if ops and type(ops[0]) is VReg and instr.opcode != "inline.asm":
+                try:    # (a plain dict: subscripting an OpcodeTable, a dict subclass, costs twice as much)
+                    reads_first = _READS_FIRST[instr.opcode]
+                except KeyError:
+                    reads_first = _READS_FIRST[instr.opcode] = READS_FIRST[instr.opcode]
+                if not reads_first:
                     def_count[ops[0]] = get(ops[0], 0) + 1
                 continue
             for reg in instr_defs(instr):
@@ -55,6 +59,8 @@ def hoist_invariants(cg, func: ir.Function) -> None:
             at = len(preheader.instrs) - (1 if term is not None else 0)
             preheader.instrs[at:at] = hoisted
 
+
+_READS_FIRST: dict = {}     # opcode -> READS_FIRST[opcode]
 
 # Opcodes of instructions that may move out of a loop: pure ones, not loads.
 _HOISTABLE = OpcodeTable(lambda opcode: PURE_OPCODE[opcode] and not opcode.startswith("ld"))

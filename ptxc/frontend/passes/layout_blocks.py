@@ -44,10 +44,13 @@ def layout_blocks(cg, func: ir.Function) -> None:
         # (block.terminator() and _is_branch written out here and below: these loops are hot)
         for k, block in enumerate(blocks[:-1]):
             instrs = block.instrs
-            if instrs and _BRANCH[instrs[-1].opcode] and instrs[-1].guard is None and \
-                    resolve(instrs[-1].operands[0].name) == resolve(blocks[k + 1].label):
-                instrs.pop()
-                changed = True
+            if instrs and _BRANCH[instrs[-1].opcode] and instrs[-1].guard is None:
+                # (resolve's common case inline: a label without alias)
+                target, after = instrs[-1].operands[0].name, blocks[k + 1].label
+                if (resolve(target) if target in aliases else target) == \
+                        (resolve(after) if after in aliases else after):
+                    instrs.pop()
+                    changed = True
         # unreachable blocks (after an unconditional jump, never targeted)
         targets = _targets(blocks, resolve, aliases)
         kept = [blocks[0]]
@@ -55,7 +58,9 @@ def layout_blocks(cg, func: ir.Function) -> None:
             instrs = kept[-1].instrs
             prev = instrs[-1] if instrs else None
             falls_in = prev is None or not TERMINATES[prev.opcode] or (_BRANCH[prev.opcode] and prev.guard is not None)
-            if not falls_in and resolve(block.label) not in targets and block.label not in targets:
+            label = block.label     # (resolve's common case inline: a label without alias)
+            if not falls_in and (resolve(label) if label in aliases else label) not in targets \
+                    and label not in targets:
                 changed = True
                 continue
             kept.append(block)
@@ -65,7 +70,9 @@ def layout_blocks(cg, func: ir.Function) -> None:
         merged = [blocks[0]]
         for block in blocks[1:]:
             prev = merged[-1]
-            if (not prev.instrs or not TERMINATES[prev.instrs[-1].opcode]) and resolve(block.label) not in targets:
+            label = block.label
+            if (not prev.instrs or not TERMINATES[prev.instrs[-1].opcode]) \
+                    and (resolve(label) if label in aliases else label) not in targets:
                 prev.instrs.extend(block.instrs)
                 aliases[block.label] = prev.label
                 changed = True

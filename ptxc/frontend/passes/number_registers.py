@@ -9,8 +9,7 @@ Guarantees: no vir.VReg is left; `.reg` lines come in NVVM's order.
 """
 from __future__ import annotations
 
-from itertools import filterfalse, groupby, islice
-from operator import attrgetter
+from itertools import filterfalse, islice
 
 from ...ptx import ir
 from ..vir import REG_DECL, REG_DECL_ORDER, VReg, instr_defs, instr_uses
@@ -19,7 +18,6 @@ Address, Vector = ir.Address, ir.Vector
 
 # class -> [None, %r1, %r2, ...]: each register operand made once (ir.Reg is immutable).
 _NUMBERED: dict = {cls: [None] for cls in REG_DECL}
-_CLASS_OF = attrgetter("cls")
 
 
 def number_registers(cg, func: ir.Function) -> None:
@@ -68,9 +66,11 @@ def number_registers(cg, func: ir.Function) -> None:
     order += params
     order += filterfalse(cross.__contains__, def_block)
     counters = dict.fromkeys(REG_DECL, 0)
+    by_class: dict = {cls: [] for cls in REG_DECL}
+    for reg in order:
+        by_class[reg.cls].append(reg)
     names: dict = {}
-    for cls, regs in groupby(sorted(order, key=_CLASS_OF), _CLASS_OF):   # (a stable sort: order kept per class)
-        regs = list(regs)
+    for cls, regs in by_class.items():
         count = len(regs)
         numbered = _NUMBERED[cls]
         while len(numbered) <= count:
@@ -80,7 +80,7 @@ def number_registers(cg, func: ir.Function) -> None:
     for block in cg.blocks:
         for instr in block.instrs:
             ops = instr.operands
-            # (two and three operands, most instructions, without a comprehension's call)
+            # (one to four operands, most instructions, without a comprehension's call)
             if len(ops) == 3:
                 a, b, c = ops
                 if a.__class__ is VReg:
@@ -95,6 +95,19 @@ def number_registers(cg, func: ir.Function) -> None:
                     ops[0] = names[a]
                 if b.__class__ is VReg:
                     ops[1] = names[b]
+            elif len(ops) == 4:
+                a, b, c, d = ops
+                if a.__class__ is VReg:
+                    ops[0] = names[a]
+                if b.__class__ is VReg:
+                    ops[1] = names[b]
+                if c.__class__ is VReg:
+                    ops[2] = names[c]
+                if d.__class__ is VReg:
+                    ops[3] = names[d]
+            elif len(ops) == 1:
+                if ops[0].__class__ is VReg:
+                    ops[0] = names[ops[0]]
             else:
                 ops[:] = [names[op] if op.__class__ is VReg else op for op in ops]
             if instr.guard is not None:

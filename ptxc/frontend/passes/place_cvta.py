@@ -18,25 +18,30 @@ from ..vir import BASE, Block, OpcodeTable, VReg, instr_uses
 
 _MEMORY_ACCESS = OpcodeTable(lambda opcode: BASE[opcode] in ("ld", "st", "atom", "red"))
 _ADD_S64 = "add.s64"
+_CVTA = "cvta.to.global.u64"
 _opcode_of = attrgetter("opcode")
 
 
-def _memory_users(block: Block, reg: VReg) -> int:
-    """How many loads/stores in the block address memory through reg (directly or through
-    one add.s64 of it)."""
-    derived = {reg}
+def _shared_pointer(block: Block, roots: list) -> bool:
+    """Does some register of `roots` address memory in more than one load/store of the
+    block (directly or through add.s64s of it)?"""
+    origin = {reg: (reg,) for reg in roots}     # register -> the roots it derives from
     opcodes = list(map(_opcode_of, block.instrs))
-    # (the add.s64s and the memory accesses picked in C: the block is scanned once per
-    # parameter, most of its instructions are neither)
+    # (the add.s64s and the memory accesses picked in C: most instructions are neither)
     for instr in compress(block.instrs, map(_ADD_S64.__eq__, opcodes)):
-        if any(op.__class__ is VReg and op in derived for op in instr.operands[1:]):
-            derived.add(instr.operands[0])
-    count = 0
+        ops = instr.operands
+        found = [r for op in ops[1:] if op.__class__ is VReg and op in origin for r in origin[op]]
+        if found:
+            origin[ops[0]] = tuple(dict.fromkeys(origin.get(ops[0], ()) + tuple(found)))
+    count = dict.fromkeys(roots, 0)
     for instr in compress(block.instrs, map(_MEMORY_ACCESS.__getitem__, opcodes)):
         for op in instr.operands:
-            if op.__class__ is ir.Address and op.base.__class__ is VReg and op.base in derived:
-                count += 1
-    return count
+            if op.__class__ is ir.Address and op.base.__class__ is VReg and op.base in origin:
+                for root in origin[op.base]:
+                    count[root] += 1
+                    if count[root] > 1:
+                        return True
+    return False
 
 
 def place_cvta(cg, func: ir.Function) -> None:
@@ -45,12 +50,17 @@ def place_cvta(cg, func: ir.Function) -> None:
     in the entry block, at its top, after the parameter loads, in reverse order of first
     use; in other blocks the same when some parameter is used for more than one memory
     access there, else each right before its first use."""
+    if not cg.kernel_pointers:
+        return      # (no pointer parameter: no conversion to place)
+    elsewhere: dict = {}    # the merged conversions' results still read in some other block
     for bindex, block in enumerate(cg.blocks):
+        if _CVTA not in map(_opcode_of, block.instrs):
+            continue    # (most blocks, found in C)
         first: dict = {}   # param reg -> the cvta kept
         rename: dict = {}
         order: list = []
         for instr in block.instrs:
-            if instr.opcode == "cvta.to.global.u64" and instr.operands[1] in cg.kernel_pointers:
+            if instr.opcode == _CVTA and instr.operands[1] in cg.kernel_pointers:
                 src = instr.operands[1]
                 if src in first:
                     rename[instr.operands[0]] = first[src].operands[0]
@@ -63,17 +73,19 @@ def place_cvta(cg, func: ir.Function) -> None:
             uses = cg.uses
             kept = []
             for i in block.instrs:
-                if i.opcode == "cvta.to.global.u64" and i.operands[0] in rename:
+                if i.opcode == _CVTA and i.operands[0] in rename:
                     if uses is not None:    # (its reads are gone)
                         for reg in instr_uses(i):
                             uses[reg] -= 1
                 else:
                     kept.append(i)
             block.instrs = kept
-            for other in cg.blocks:
-                for instr in other.instrs:
-                    _rename_operands(instr, rename, uses)
-        hoist = bindex == 0 or any(_memory_users(block, i.operands[0]) > 1 for i in order)
+            # The block's own reads now (its memory accesses are counted below), other
+            # blocks' reads at the end -- none left to rename is the common case.
+            _rename_reads([block], rename, uses)
+            if uses is None or any(uses.get(reg) for reg in rename):
+                elsewhere.update(rename)
+        hoist = bindex == 0 or _shared_pointer(block, [i.operands[0] for i in order])
         if not hoist:
             continue
         hoisted = {id(i) for i in order}   # by identity: `in order` would compare dataclasses
@@ -85,17 +97,21 @@ def place_cvta(cg, func: ir.Function) -> None:
                                                   and isinstance(block.instrs[at].operands[0], ir.Reg))):
                 at += 1  # past the parameter loads and the frame's %SPL/%SP
         block.instrs[at:at] = list(reversed(order))
+    if elsewhere:
+        _rename_reads(cg.blocks, elsewhere, cg.uses)
 
 
-def _rename_operands(instr: ir.Instr, rename: dict, uses: dict | None) -> None:
-    ops = instr.operands
-    for k, op in enumerate(ops):
-        if isinstance(op, VReg) and op in rename:
-            ops[k] = _moved(op, rename, uses)
-        elif isinstance(op, ir.Address) and op.base in rename:
-            ops[k] = ir.Address(_moved(op.base, rename, uses), op.offset)
-    if instr.guard is not None and instr.guard in rename:
-        instr.guard = _moved(instr.guard, rename, uses)
+def _rename_reads(blocks: list, rename: dict, uses: dict | None) -> None:
+    for block in blocks:
+        for instr in block.instrs:
+            ops = instr.operands
+            for k, op in enumerate(ops):
+                if isinstance(op, VReg) and op in rename:
+                    ops[k] = _moved(op, rename, uses)
+                elif isinstance(op, ir.Address) and op.base in rename:
+                    ops[k] = ir.Address(_moved(op.base, rename, uses), op.offset)
+            if instr.guard is not None and instr.guard in rename:
+                instr.guard = _moved(instr.guard, rename, uses)
 
 
 def _moved(reg: VReg, rename: dict, uses: dict | None) -> VReg:

@@ -81,11 +81,19 @@ def propagate_copies(cg, func: ir.Function) -> None:
         while reg in rename:
             reg = rename[reg]
         return reg
+    for b, pos, instr in reversed(copies):   # (the copies that go, last first: positions stay true)
+        if instr.operands[0] in rename:
+            del cg.blocks[b].instrs[pos]
     for block in cg.blocks:
-        kept = []
         for instr in block.instrs:
             ops = instr.operands
-            if _COPY[instr.opcode] and ops and ops[0].__class__ is VReg and ops[0] in rename:
+            for op in ops:      # (most instructions read no renamed register: look first)
+                cls = type(op)
+                if (cls is VReg and op in rename) or cls is ir.Address or cls is ir.Vector:
+                    break
+            else:
+                if instr.guard is not None and instr.guard in rename:
+                    instr.guard = resolve(instr.guard)
                 continue
             for k, op in enumerate(ops):
                 cls = op.__class__
@@ -100,8 +108,6 @@ def propagate_copies(cg, func: ir.Function) -> None:
                         ops[k] = ir.Vector(tuple(resolve(e) if e.__class__ is VReg else e for e in op.elems))
             if instr.guard is not None and instr.guard in rename:
                 instr.guard = resolve(instr.guard)
-            kept.append(instr)
-        block.instrs = kept
     uses = cg.uses
     if uses is not None:
         for b, pos, instr in copies:

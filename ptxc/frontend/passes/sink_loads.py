@@ -33,17 +33,21 @@ def sink_loads(cg, func: ir.Function) -> None:
         moves: dict = {}        # id(user) -> the loads to put before it
         moved: set = set()
         for instr in instrs:
-            found = []
+            try:    # (a plain dict: subscripting an OpcodeTable, a dict subclass, costs twice as much)
+                barrier, movable = _KIND[instr.opcode]
+            except KeyError:
+                barrier, movable = _KIND[instr.opcode] = _BARRIER[instr.opcode], _MOVABLE_LOAD[instr.opcode]
             if pending:     # (with no load pending, what the instruction reads finds none)
+                found = []
                 for reg in instr_uses(instr):
                     load = pending.pop(reg, None)
                     if load is not None and load not in found:
                         found.append(load)
-            if len(found) >= 2:
-                found.sort(key=lambda ld: -order.get(id(ld), 0))
-                moves[id(instr)] = found
-                moved.update(id(ld) for ld in found)
-            if _BARRIER[instr.opcode]:
+                if len(found) >= 2:
+                    found.sort(key=lambda ld: -order.get(id(ld), 0))
+                    moves[id(instr)] = found
+                    moved.update(id(ld) for ld in found)
+            if barrier:
                 pending.clear()
                 continue
             if pending:
@@ -52,7 +56,7 @@ def sink_loads(cg, func: ir.Function) -> None:
                     for value, load in list(pending.items()):
                         if load.operands[1].base is reg:
                             del pending[value]
-            if _movable(instr) and id(instr) not in frozen:
+            if movable and instr.operands and type(instr.operands[0]) is VReg and id(instr) not in frozen:   # _movable(instr)
                 pending[instr.operands[0]] = instr
         if moves:
             out = []
@@ -67,6 +71,7 @@ def sink_loads(cg, func: ir.Function) -> None:
 
 
 _opcode_of = attrgetter("opcode")
+_KIND: dict = {}    # opcode -> (_BARRIER[opcode], _MOVABLE_LOAD[opcode])
 
 
 def _movable(instr: ir.Instr) -> bool:
