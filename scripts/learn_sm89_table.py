@@ -137,6 +137,14 @@ PROBES = {
   add.s64 %rd8, %rd4, -7; sub.s64 %rd9, 0, %rd4; mul.lo.s64 %rd10, %rd8, %rd2; mul.lo.s64 %rd11, %rd9, %rd3;
   st.global.v2.u64 [%rd0+16], {%rd10, %rd11};
 """,
+    # uniform operands throughout: ULOP3.LUT of three uniform registers, and 64-bit
+    # unsigned division by a uniform divisor (I2F.U64.RP R, UR) (random expression kernels)
+    "uniform_ops": """
+  ld.param.u64 %rd2, [p_in]; cvt.u64.u32 %rd3, %r0; mul.lo.s64 %rd4, %rd3, %rd2; or.b64 %rd5, %rd4, 1;
+  ld.global.u64 %rd6, [%rd1]; div.u64 %rd7, %rd6, %rd5; st.global.u64 [%rd0], %rd7;
+  ld.param.u64 %rd8, [p_out]; cvt.u32.u64 %r2, %rd8; mul.lo.s32 %r3, %r0, %r0; xor.b32 %r4, %r2, %r3;
+  add.s32 %r5, %r1, %r4; st.global.u32 [%rd0+8], %r5;
+""",
     "sregs": """
   mov.u32 %r2, %tid.y; mov.u32 %r3, %tid.z; mov.u32 %r4, %ctaid.x; mov.u32 %r5, %ctaid.y;
   mov.u32 %r6, %ctaid.z; mov.u32 %r7, %laneid; mov.u32 %r8, %warpid; mov.u32 %r9, %smid;
