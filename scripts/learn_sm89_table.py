@@ -105,6 +105,46 @@ PROBES = {
   sub.s64 %rd10, 0, %rd8; div.u64 %rd11, %rd10, %rd6; st.global.u64 [%rd0+16], %rd11;
   mul.hi.u32 %r5, %r3, %r0; st.global.u32 [%rd0+24], %r5;
 """,
+    # Immediate sources ptxas leaves where a value is a known constant but the operation is
+    # not folded (found by running nvcc's and ptxas's cubins of random statement kernels,
+    # scripts/fuzz_kernels.py): I2F.F64 / I2FP.F32.U32.RZ of a constant, IMAD.X with -0x1
+    # (the high word of a zero-extended value minus a constant), LEA.HI.X(.SX32) with
+    # 0xffffffff (a sign-extended index plus a negative constant), IADD3 with two carries
+    # and an immediate.
+    "imm_sources": """
+  .reg .f64 %db<8>;
+  ld.global.u32 %r2, [%rd1]; ld.global.u32 %r3, [%rd1+4]; ld.global.u64 %rd2, [%rd1+8];
+  mov.u32 %r4, 7; cvt.rn.f64.s32 %db1, %r4; mov.u32 %r5, 11; cvt.rn.f64.u32 %db2, %r5;
+  mov.u32 %r6, 9; cvt.rz.f32.u32 %f1, %r6; mov.u32 %r7, 13; cvt.rm.f32.s32 %f2, %r7;
+  st.global.v2.f64 [%rd0], {%db1, %db2}; st.global.v2.f32 [%rd0+16], {%f1, %f2};
+  cvt.u64.u32 %rd3, %r2; add.s64 %rd4, %rd3, -5; st.global.u64 [%rd0+24], %rd4;
+  cvt.s64.s32 %rd5, %r3; shl.b64 %rd6, %rd5, 1; add.s64 %rd7, %rd6, -4096; st.global.u64 [%rd0+32], %rd7;
+  add.s64 %rd8, %rd2, %rd7; add.s64 %rd9, %rd8, 17; st.global.u64 [%rd0+40], %rd9;
+  ld.global.u32 %r8, [%rd1+16]; cvt.s64.s32 %rd11, %r8; add.s64 %rd10, %rd11, -1; st.global.u64 [%rd0+48], %rd10;
+""",
+    # 64-bit signed division of a uniform, zero-extended dividend, twice (ptxas makes it a
+    # subroutine taking the dividend in uniform registers): sm_89 negates its zero high
+    # word with IMAD.X R, RZ, RZ, ~UR, P.  uniform_sub64: a uniform zero-extended value
+    # minus a constant and negated: UIADD3 with a carry out and a negated source, UIADD3.X
+    # with -0x1.
+    "uniform_sdiv64": """
+  ld.global.u64 %rd2, [%rd1]; ld.global.u64 %rd3, [%rd1+8];
+  cvt.u64.u32 %rd4, %r0; and.b64 %rd5, %rd4, 1048575;
+  div.s64 %rd6, %rd5, %rd2; div.s64 %rd7, %rd5, %rd3; st.global.v2.u64 [%rd0], {%rd6, %rd7};
+""",
+    "uniform_sub64": """
+  ld.global.u64 %rd2, [%rd1]; ld.global.u64 %rd3, [%rd1+8]; cvt.u64.u32 %rd4, %r0;
+  add.s64 %rd8, %rd4, -7; sub.s64 %rd9, 0, %rd4; mul.lo.s64 %rd10, %rd8, %rd2; mul.lo.s64 %rd11, %rd9, %rd3;
+  st.global.v2.u64 [%rd0+16], {%rd10, %rd11};
+""",
+    # uniform operands throughout: ULOP3.LUT of three uniform registers, and 64-bit
+    # unsigned division by a uniform divisor (I2F.U64.RP R, UR) (random expression kernels)
+    "uniform_ops": """
+  ld.param.u64 %rd2, [p_in]; cvt.u64.u32 %rd3, %r0; mul.lo.s64 %rd4, %rd3, %rd2; or.b64 %rd5, %rd4, 1;
+  ld.global.u64 %rd6, [%rd1]; div.u64 %rd7, %rd6, %rd5; st.global.u64 [%rd0], %rd7;
+  ld.param.u64 %rd8, [p_out]; cvt.u32.u64 %r2, %rd8; mul.lo.s32 %r3, %r0, %r0; xor.b32 %r4, %r2, %r3;
+  add.s32 %r5, %r1, %r4; st.global.u32 [%rd0+8], %r5;
+""",
     "sregs": """
   mov.u32 %r2, %tid.y; mov.u32 %r3, %tid.z; mov.u32 %r4, %ctaid.x; mov.u32 %r5, %ctaid.y;
   mov.u32 %r6, %ctaid.z; mov.u32 %r7, %laneid; mov.u32 %r8, %warpid; mov.u32 %r9, %smid;

@@ -504,6 +504,13 @@ def operand_fits(spec: OperandSpec, op, values: dict | None = None) -> bool:
             return False
         if op.base is None and "scale" in spec.const:
             return False
+        # A form whose address is fixed 64-bit (`[R2.64]`: base64 a constant, not a field)
+        # takes no 32-bit base: sm_90's LD has such a form and a 32-bit one with the same
+        # modifiers (`LD.E R4, desc[UR4][R2.64]`, `LD.E R4, [R2]`), and the base's width is
+        # what tells them apart.  (Not the other way round: a form that prints no `.64`
+        # may still take a register pair, ATOMG.E.CAS's `[R2+0x20]`.)
+        if spec.base64 and "base64" not in spec.fields and op.base is not None and op.base.width != 2:
+            return False
         if op.ubase is None:
             return "ubase" not in spec.const and "ubase" not in spec.fields
         return "ubase" in spec.fields or op.ubase.num == spec.const.get("ubase")
