@@ -38,11 +38,13 @@ def _loads(width: int) -> list[Instr]:
 
 
 def test_base_width_picks_the_ld_form():
+    """A regression guard on ptxc alone (no oracle): the two widths choose different forms,
+    and each word round-trips.  How each prints is nvdisasm's word, in the test below."""
     tbl = table.load("sm_90")
-    for width, name, shown in ((1, "LD R,M #2", "[R8+0x8]"), (2, "LD R,M", "desc[UR4][R8.64+0x8]")):
+    narrow, wide = (table.match_form(tbl, _loads(width)[0])[0].name for width in (1, 2))
+    assert narrow != wide
+    for width in (1, 2):
         instr = _loads(width)[0]
-        assert table.match_form(tbl, instr)[0].name == name
-        assert printer.format_instr(instr, 0, tbl) == f"LD.E R10, {shown} ;"
         word = encode.encode(instr, 0, tbl)
         assert encode.encode(decode.decode(word, 0, tbl), 0, tbl) == word
 
