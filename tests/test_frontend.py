@@ -617,6 +617,34 @@ def test_error_cases(path):
     assert text.startswith(f"{path}:") and "^" in text
 
 
+@pytest.mark.oracle
+def test_cuda_function_list_is_the_headers():
+    """cuda_functions.txt is what scripts/learn_cuda_functions.py reads from the pinned
+    CUDA headers now (the names sema calls CUDA's, never typed by hand)."""
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "learn_cuda_functions.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.oracle
+def test_unsupported_cuda_functions_are_cuda_functions(tmp_path):
+    """What ptxc reports as an unsupported CUDA function, nvcc compiles; what it
+    reports as undeclared, nvcc rejects as undeclared too."""
+    source = (TESTSUITE / "errors" / "unsupported_cuda_function.cu").read_text()
+    unsupported = re.findall(r"unsupported feature: the CUDA function '(\w+)'", source)
+    undeclared = re.findall(r"use of undeclared identifier '(\w+)'", source)
+    assert unsupported and undeclared
+    kept = [line for line in source.splitlines() if not any(f"{name}(" in line for name in undeclared)]
+    path = tmp_path / "ok.cu"
+    path.write_text("\n".join(kept) + "\n")
+    oracle.nvcc_ptx(path, tmp_path / "ok.ptx")       # raises if nvcc rejects it
+    path.write_text(source)
+    result = oracle.run("nvcc", "-ptx", "-arch=sm_89", str(path), "-o", str(tmp_path / "bad.ptx"), check=False)
+    assert result.returncode != 0
+    for name in undeclared:
+        assert f'identifier "{name}" is undefined' in result.stderr + result.stdout
+
+
 def test_error_formatting_shows_line_and_caret():
     with pytest.raises(CompileError) as info:
         compile_cuda("__global__ void k(int* a) {\n    a[0] = b;\n}\n", "k.cu")

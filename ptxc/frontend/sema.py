@@ -651,6 +651,22 @@ class Scope:
         return None
 
 
+_CUDA_FUNCTIONS: frozenset | None = None
+
+
+def cuda_function_declared(name: str) -> bool:
+    """Whether CUDA's headers declare a device function `name` (cuda_functions.txt,
+    learned from them by scripts/learn_cuda_functions.py): one that ptxc does not
+    implement is an unsupported feature, not an undeclared name.  Read on first use,
+    which is an error path."""
+    global _CUDA_FUNCTIONS
+    if _CUDA_FUNCTIONS is None:
+        from pathlib import Path
+        text = (Path(__file__).parent / "cuda_functions.txt").read_text()
+        _CUDA_FUNCTIONS = frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
+    return name in _CUDA_FUNCTIONS
+
+
 def _is_builtin(sym) -> bool:
     return isinstance(sym, Overloads) or getattr(sym, "loc", None) == (0, 0)
 
@@ -1178,10 +1194,15 @@ class Analyzer:
             return expr
         return A.ImplicitCast(expr.loc, expr, t)
 
+    def undeclared(self, name: str, loc) -> None:
+        if cuda_function_declared(name):
+            self.fail(f"unsupported feature: the CUDA function '{name}'", loc)
+        self.fail(f"use of undeclared identifier '{name}'", loc)
+
     def check_ident(self, expr: A.Ident) -> A.Expr:
         sym = self.scope.lookup(expr.name)
         if sym is None:
-            self.fail(f"use of undeclared identifier '{expr.name}'", expr.loc)
+            self.undeclared(expr.name, expr.loc)
         if isinstance(sym, TypedefSymbol):
             self.fail(f"unexpected type name '{expr.name}': expected expression", expr.loc)
         expr.symbol = sym
@@ -1515,7 +1536,7 @@ class Analyzer:
             self.fail("only direct calls of named functions are supported", func.loc)
         sym = self.scope.lookup(func.name)
         if sym is None:
-            self.fail(f"use of undeclared identifier '{func.name}'", func.loc)
+            self.undeclared(func.name, func.loc)
         if isinstance(sym, Overloads):
             return self.pick_overload(sym, args, loc)
         if not isinstance(sym, FunctionSymbol):
