@@ -158,6 +158,45 @@ def test_nvccs_vadd_has_no_hazards():
     assert run.hazards == []
 
 
+DIVERGENT_STORES = """
+// LAUNCH: split grid=1 block=64 x=f32[64]:rand y=f32[64]:rand out=f32[64]:zero out2=f32[128]:zero n=5
+__global__ void split(const float* x, const float* y, float* out, float* out2, int n) {
+    int i = threadIdx.x;
+    float a = x[i], b = y[i];
+    if (i & 1) {
+        float s = a;
+#pragma unroll 1
+        for (int k = 0; k < n; k++)
+            s = s * b + 1.0f;
+        out[i] = s;
+    } else {
+        float t = b;
+#pragma unroll 1
+        for (int k = 0; k < n; k++)
+            t = t * a - 1.0f;
+        out2[i] = t;
+    }
+    out2[64 + i] = a * b;
+}
+"""
+
+
+@needs_nvcc
+@pytest.mark.parametrize("arch", ["sm_89", "sm_90"])
+def test_divergent_groups_write_their_own_lanes(tmp_path, arch):
+    """The odd lanes' STG reads R2 late; the even lanes, run next, load R2 before that
+    read scoreboard is waited for: their own lanes' R2, no hazard (regression: the WAR
+    check was lane-blind and named one in nvcc's sm_90 code)."""
+    source = DIVERGENT_STORES
+    (tmp_path / "k.cu").write_text(source)
+    oracle.nvcc_cubin(tmp_path / "k.cu", tmp_path / "k.cubin", arch=arch)
+    run = run_launches((tmp_path / "k.cubin").read_bytes(), parse_file(source, "k.cu"), source, "k.cu",
+                       check_hazards=True)
+    assert run.hazards == []
+    x, y = run.initial["x"], run.initial["y"]
+    assert not differences("out2", run.buffers["out2"][64:], (x * y).astype(np.float32))
+
+
 @needs_nvcc
 def test_removed_scoreboard_wait_is_named():
     broken, addr = patch_wait(nvcc(VADD_SPEC), "FADD")

@@ -418,6 +418,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
     hz_rown = hz_state[6]      # write scoreboard of the instruction that set a read scoreboard
     hz_rsrc = hz_state[7]      # and that instruction
     hz_lanes = hz_state[8]     # the lanes whose register the pending write-scoreboard producer writes
+    hz_rlanes = hz_state[9]    # the lanes whose register the pending read-scoreboard reader reads
     stop = False
 
     for blk in range(cfg[C_BLOCK0], cfg[C_BLOCK1]):
@@ -596,7 +597,9 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                         for k in range(hz[pc, HZ_NW]):
                             e = hz[pc, HZ_W + k]
                             u = e & 1023
-                            if hz_rsb[w, u] != 0:
+                            if hz_rsb[w, u] != 0 and (hz_rlanes[w, u] & emask) != 0:
+                                # (lanes of another group of a divergent warp write their own
+                                # registers: the pending read is of the reader's lanes)
                                 # an overwrite queued behind the reader on one in-order queue
                                 # (SHFL after SHFL) cannot land before the read
                                 q = hz[pc, HZ_Q]
@@ -617,6 +620,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                             for k in range(hz[pc, HZ_NR]):
                                 u = hz[pc, HZ_R + k] & 1023
                                 if u < 256:        # registers read late (not the guard, not predicates)
+                                    hz_rlanes[w, u] = emask if hz_rsb[w, u] == 0 else hz_rlanes[w, u] | emask
                                     hz_rsb[w, u] |= np.int64(1) << rbar
                                     hz_rown[w, u] = (np.int64(1) << wbar) if wbar != 7 else 0
                                     hz_rsrc[w, u] = pc

@@ -15,7 +15,8 @@ scheduler trusts the control codes for:
   arch, through ptxc.sass.latency).  Reading earlier is a `stall` hazard;
 - an instruction that sets a read scoreboard (stores read their data late) must not
   have its source registers overwritten before that scoreboard is waited for: a `WAR`
-  hazard - unless the overwriting instruction is queued behind the reader on one
+  hazard - for the lanes it reads (another lane group of a divergent warp overwriting
+  its own registers is none) - unless the overwriting instruction is queued behind the reader on one
   in-order queue (a SHFL after a SHFL: both classes name the queue and complete in
   order), which cannot write before the reader has read; the scheduler's rule too
   (ptxc.lower.set_control_codes.queued_behind).

@@ -77,11 +77,11 @@ def run(device: Device, kernel: Kernel, config: LaunchConfig, banks: dict, max_s
     if check_hazards:
         from .hazards import hazard_tables
         hz, hz_lat = hazard_tables(kernel)
-        hz_state = np.zeros((9, nwarps, NUNITS), dtype=np.int64)
+        hz_state = np.zeros((10, nwarps, NUNITS), dtype=np.int64)
     else:
         hz = np.zeros((1, HZ_COLS), dtype=np.int64)
         hz_lat = np.zeros((1, 1, 1), dtype=np.int64)
-        hz_state = np.zeros((9, 1, 1), dtype=np.int64)
+        hz_state = np.zeros((10, 1, 1), dtype=np.int64)
     hz_out = np.zeros((MAX_HAZARDS, 6), dtype=np.int64)
     hz_count = np.zeros(1, dtype=np.int64)
     stats = np.zeros(4, dtype=np.int64)
