@@ -29,13 +29,17 @@ from ..ptx import ir
 # long); the key names the template (`__ptxc_<key>` in mathlib.ptx) and is the codegen
 # name sema gives the builtin; C name is what the user writes (isnan has a float and a
 # double form: keys isnan_f and isnan_d).
-_FLOAT_UNARY = ("sqrtf rsqrtf cbrtf expf exp2f exp10f expm1f logf log2f log10f log1pf sinf cosf tanf asinf "
-                "acosf atanf sinhf coshf tanhf fabsf floorf ceilf roundf truncf rintf erff __expf __exp10f "
-                "__logf __log2f __log10f __sinf __cosf __tanf __saturatef")
-_FLOAT_BINARY = "fminf fmaxf powf fmodf atan2f hypotf copysignf fdimf __fdividef __powf"
-_DOUBLE_UNARY = ("sqrt rsqrt cbrt exp exp2 exp10 expm1 log log2 log10 log1p sin cos tan asin acos atan sinh cosh "
-                 "tanh fabs floor ceil round trunc rint erf")
-_DOUBLE_BINARY = "fmin fmax pow fmod atan2 hypot copysign fdim"
+_FLOAT_UNARY = ("sqrtf rsqrtf cbrtf rcbrtf expf exp2f exp10f expm1f logf log2f log10f log1pf logbf "
+                "sinf cosf tanf sinpif cospif asinf acosf atanf sinhf coshf tanhf asinhf acoshf atanhf "
+                "fabsf floorf ceilf roundf truncf rintf nearbyintf erff erfcf erfinvf erfcinvf erfcxf "
+                "normcdff normcdfinvf lgammaf tgammaf __expf __exp10f __logf __log2f __log10f __sinf "
+                "__cosf __tanf __saturatef")
+_FLOAT_BINARY = ("fminf fmaxf powf fmodf remainderf atan2f hypotf rhypotf copysignf fdimf nextafterf "
+                 "fdividef __fdividef __powf")
+_DOUBLE_UNARY = ("sqrt rsqrt cbrt rcbrt exp exp2 exp10 expm1 log log2 log10 log1p logb sin cos tan sinpi "
+                 "cospi asin acos atan sinh cosh tanh asinh acosh atanh fabs floor ceil round trunc rint "
+                 "nearbyint erf erfc erfinv erfcinv erfcx normcdf normcdfinv lgamma tgamma")
+_DOUBLE_BINARY = "fmin fmax pow fmod remainder atan2 hypot rhypot copysign fdim nextafter"
 _ROUNDINGS = ("rn", "rz", "ru", "rd")
 
 SIGNATURES: dict[str, tuple[str, str, str]] = {}
@@ -55,6 +59,17 @@ for _name in _DOUBLE_UNARY.split():
 for _name in _DOUBLE_BINARY.split():
     _add(_name, "d", "dd")
 _add("fma", "d", "ddd")
+# Mixed signatures: (float form, double form, result, parameters) with `r` for the
+# form's real type (f or d).
+for _float, _double, _result, _params in (
+        ("ldexpf", "ldexp", "r", "ri"), ("scalbnf", "scalbn", "r", "ri"), ("scalblnf", "scalbln", "r", "rl"),
+        ("ilogbf", "ilogb", "i", "r"),
+        ("lrintf", "lrint", "l", "r"), ("lroundf", "lround", "l", "r"),
+        ("llrintf", "llrint", "x", "r"), ("llroundf", "llround", "x", "r"),
+        ("norm3df", "norm3d", "r", "rrr"), ("rnorm3df", "rnorm3d", "r", "rrr"),
+        ("norm4df", "norm4d", "r", "rrrr"), ("rnorm4df", "rnorm4d", "r", "rrrr")):
+    _add(_float, _result.replace("r", "f"), _params.replace("r", "f"))
+    _add(_double, _result.replace("r", "d"), _params.replace("r", "d"))
 for _r in _ROUNDINGS:   # the IEEE operations with a rounding mode, and conversions
     for _op in ("fadd", "fsub", "fmul", "fdiv"):
         _add(f"__{_op}_{_r}", "f", "ff")
@@ -88,7 +103,7 @@ for _name in ("isnan", "isinf", "isfinite", "signbit"):   # classification: an i
     _add(f"{_name}_f", "i", "f", _name)
     _add(f"{_name}_d", "i", "d", _name)
 
-C_TYPES = {"f": "float", "d": "double", "i": "int", "j": "unsigned int", "x": "long long",
+C_TYPES = {"f": "float", "d": "double", "i": "int", "j": "unsigned int", "l": "long", "x": "long long",
            "y": "unsigned long long"}
 
 PTX_FILE = Path(__file__).with_name("mathlib.ptx")

@@ -538,13 +538,15 @@ def _builtin_functions() -> dict[str, object]:
     # math: libdevice's functions (mathlib.py instantiates nvcc's code for each), with
     # C++'s float overloads of the double names (sqrt(float) is sqrtf)
     from .mathlib import SIGNATURES
-    codes = {"f": FLOAT, "d": DOUBLE, "i": INT, "j": UINT, "x": LLONG, "y": ULLONG}
+    codes = {"f": FLOAT, "d": DOUBLE, "i": INT, "j": UINT, "l": LONG, "x": LLONG, "y": ULLONG}
     for key, (result, params, c_name) in SIGNATURES.items():
         add(_fn(c_name, codes[result], [codes[p] for p in params], HD, builtin=key))
     for key, (result, params, c_name) in SIGNATURES.items():
-        if result == "d" and params == "d" * len(params) and not key.startswith("__") \
-                and SIGNATURES.get(key + "f", ("",))[0] == "f":
-            add(_fn(key, FLOAT, [FLOAT] * len(params), HD, builtin=key + "f"))
+        # (the double form's float overload is the float form: ldexp(float, int) is ldexpf)
+        if "d" in params and not key.startswith("__") and \
+                SIGNATURES.get(key + "f") == (result.replace("d", "f"), params.replace("d", "f"), key + "f"):
+            add(_fn(key, codes[result.replace("d", "f")], [codes[p] for p in params.replace("d", "f")], HD,
+                    builtin=key + "f"))
     for t in (INT, UINT, LONG, ULONG, LLONG, ULLONG, FLOAT, DOUBLE):
         add(_fn("min", t, [t, t], HD, builtin="min"))
         add(_fn("max", t, [t, t], HD, builtin="max"))
