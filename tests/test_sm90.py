@@ -107,3 +107,64 @@ def test_conventions_check_can_fail():
     sm89 = cubin_bytes(lower_module(module, Options(arch="sm_89", filename=filename)), "sm_89")
     problems = sm90_conventions(sm89)
     assert problems and "says sm_89" in problems[0]
+
+
+# ---- an FP32 or IMAD result read by sm_90's integer min/max ---------------------------------------
+MINMAX_AFTER_FMA = """
+__global__ void k(const float* x, const float* y, float* out, int* iout) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = rhypotf(x[i], y[i]);
+    iout[i] = max(__float_as_int(x[i] * 3.0f), __float_as_int(y[i] + 1.0f)) + min(i * 7, i + 5);
+}
+"""
+_MINMAX = {"VIMNMX", "VIMNMX3", "VIADDMNMX"}
+_FMA_PIPE = {"FADD", "FMUL", "FFMA", "IMAD"}
+
+
+def _minmax_distances(cubin: bytes) -> list[int]:
+    """Issue distances (cycles, from the control words) from an FADD/FMUL/FFMA/IMAD to a
+    VIMNMX-family instruction reading its result, in straight-line code."""
+    from ptxc.cubin.reader import read_cubin
+    from ptxc.sass.decode import decode_all
+    from ptxc.sass.ir import Reg
+    from ptxc.sass.table import load
+
+    def units(ops):
+        return {(r.file, r.num + k) for r in ops if isinstance(r, Reg) and not r.is_zero for k in range(r.width)}
+    found = []
+    for kernel in read_cubin(cubin).kernels:
+        instrs = [instr for _, instr in decode_all(kernel.text, table=load(ARCH))]
+        time, clock = [], 0
+        for instr in instrs:
+            time.append(clock)
+            clock += max(instr.ctrl.stall, 1)
+        for j, consumer in enumerate(instrs):
+            if consumer.op not in _MINMAX:
+                continue
+            wanted = units(consumer.srcs)
+            for i in range(j - 1, max(-1, j - 24), -1):
+                producer = instrs[i]
+                if producer.op in ("BRA", "EXIT", "BSYNC"):
+                    break
+                written = units(producer.dsts) & wanted
+                if written and producer.op in _FMA_PIPE:
+                    found.append(time[j] - time[i])
+                wanted -= written
+    return found
+
+
+@needs_nvcc
+def test_minmax_reads_an_fma_result_no_sooner_than_ptxas(tmp_path):
+    """ptxas never issues VIMNMX sooner after the FADD/FMUL/IMAD it reads than a set
+    distance (5 cycles); ptxc put it at 4, and the H200 read the old register (rhypotf
+    gave 1/sqrt(2*min^2): testsuite/fe_math_special.cu).  Regression for the sm_90
+    latency table's `vminmax` class."""
+    from ptxc.driver import cubin_bytes, load_module, lower_module, reparse
+    from ptxc.lower.pipeline import Options
+    path = tmp_path / "k.cu"
+    path.write_text(MINMAX_AFTER_FMA)
+    theirs = _minmax_distances(oracle.nvcc_cubin(path, tmp_path / "k.nvcc.cubin", ARCH).read_bytes())
+    module, filename, _text = reparse(load_module(str(path), MINMAX_AFTER_FMA, ARCH), str(path))
+    ours = _minmax_distances(cubin_bytes(lower_module(module, Options(arch=ARCH, filename=filename)), ARCH))
+    assert theirs and ours, (theirs, ours)
+    assert min(ours) >= min(theirs), f"ptxc {sorted(ours)}, ptxas {sorted(theirs)}"
