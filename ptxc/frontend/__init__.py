@@ -14,6 +14,7 @@ import gc
 
 from ..diagnostics import CompileError
 from . import ast
+from .prelude import add_prelude
 from .preprocess import preprocess
 
 __all__ = ["compile_cuda", "parse_cuda", "ast"]
@@ -34,6 +35,7 @@ def parse_cuda(source: str, filename: str, arch: str = "sm_89"):
     if pp.diagnostics:
         raise CompileError(pp.diagnostics, source)
     program = parse(text, filename, source)
+    add_prelude(program, text)
     analyzer = analyze(program, filename, source)
     program.pragmas = pp.pragmas
     return program, analyzer
