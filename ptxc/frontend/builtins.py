@@ -6,6 +6,8 @@ FunctionCodegen `cg` and returns the result operand.
 """
 from __future__ import annotations
 
+import struct
+
 from ..ptx import ir
 from . import ast as A
 from . import sema as S
@@ -289,12 +291,25 @@ def _gen_ffs(width):
     return gen
 
 
+def fold_bitcast(value: ir.Imm, cls: str, t: S.Type) -> ir.Imm:
+    """The bits of a constant read as another type: a constant (NVVM folds the bitcast;
+    `INFINITY` and `CUDART_NAN_F` are such casts in ptxc's headers)."""
+    width = 32 if cls in ("r", "f") else 64
+    if isinstance(value.value, float):
+        packed = struct.pack("<f" if width == 32 else "<d", value.value)
+    else:
+        packed = (value.value & ((1 << width) - 1)).to_bytes(width // 8, "little")
+    if cls in ("f", "fd"):
+        return ir.Imm(struct.unpack("<f" if width == 32 else "<d", packed)[0], ".f32" if width == 32 else ".f64")
+    return ir.Imm(S.convert_constant(int.from_bytes(packed, "little"), t))
+
+
 def _gen_bitcast(cls):
     def gen(cg, expr, t, want_value):
         value = cg.gen_expr(expr.args[0])
         width = 32 if cls in ("r", "f") else 64
         if isinstance(value, ir.Imm):
-            value = cg.materialize(value, expr.args[0].type)
+            return fold_bitcast(value, cls, t)
         return cg.op(f"mov.b{width}", cls, value)
     return gen
 
