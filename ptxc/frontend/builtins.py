@@ -118,16 +118,31 @@ def _gen_reduce(cg, expr, t, want_value):
     return dst
 
 
+def _match_operand(cg, expr: A.Expr):
+    """The value __match_*_sync compares, and its width: a float or double as its bits
+    (CUDA's overloads cast them), 64-bit integers as b64."""
+    value = cg.gen_expr(expr)
+    t = S.unqualified(expr.type)
+    width = 64 if bits(t) == 64 else 32
+    if isinstance(t, S.FloatType):
+        cls = "r" if width == 32 else "rd"
+        value = fold_bitcast(value, cls, S.UINT if width == 32 else S.ULLONG) if isinstance(value, ir.Imm) \
+            else cg.op(f"mov.b{width}", cls, value)
+    elif isinstance(value, ir.Imm):
+        value = cg.materialize(value, S.UINT if width == 32 else S.ULLONG)
+    return value, width
+
+
 def _gen_match_all(cg, expr, t, want_value):
     """__match_all_sync(mask, v, &pred): match.all.sync.b32 d|p; pred is written."""
     mask = cg.gen_expr(expr.args[0])
-    value = cg.gen_expr(expr.args[1])
+    value, width = _match_operand(cg, expr.args[1])
     target = cg.pointer_target(cg.gen_expr(expr.args[2]), expr.args[2].type)
     dst, pred = cg.new_reg("r"), cg.new_reg("p")
     # `d|p` is not an operand the IR can print: written as inline PTX (render_inline_asm)
-    instr = cg.emit("inline.asm", dst, pred, cg.materialize(value, S.UINT) if isinstance(value, ir.Imm) else value,
+    instr = cg.emit("inline.asm", dst, pred, value,
                     cg.materialize(mask, S.UINT) if isinstance(mask, ir.Imm) else mask)
-    instr.asm = ("match.all.sync.b32 %0|%1, %2, %3;", 2)
+    instr.asm = (f"match.all.sync.b{width} %0|%1, %2, %3;", 2)
     cg.has_asm = True
     cg.store(target, cg.op("selp.u32", "r", ir.Imm(1), ir.Imm(0), pred))
     return dst
@@ -135,9 +150,9 @@ def _gen_match_all(cg, expr, t, want_value):
 
 def _gen_match_any(cg, expr, t, want_value):
     mask = cg.gen_expr(expr.args[0])
-    value = cg.gen_expr(expr.args[1])
+    value, width = _match_operand(cg, expr.args[1])
     dst = cg.new_reg("r")
-    cg.emit("match.any.sync.b32", dst, cg.materialize(value, S.UINT) if isinstance(value, ir.Imm) else value, mask)
+    cg.emit(f"match.any.sync.b{width}", dst, value, mask)
     return dst
 
 
@@ -156,8 +171,20 @@ def _atomic_type(op: str, t: S.Type) -> str:
     return f"u{bits(t)}"
 
 
+# atomicAdd_block -> atom.cta.add, atomicAdd_system -> atom.sys.add (NVVM's scopes).
+_ATOMIC_SCOPE = {"": "", "_block": ".cta", "_system": ".sys"}
+
+
+def _atomic_scope(name: str) -> tuple[str, str]:
+    """(the atomic without its scope suffix, the PTX scope qualifier)."""
+    for suffix in ("_block", "_system"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)], _ATOMIC_SCOPE[suffix]
+    return name, ""
+
+
 def _gen_atomic(cg, expr: A.Call, t: S.Type, want_value: bool):
-    name = expr.callee.name
+    name, scope = _atomic_scope(expr.callee.name)
     op = _ATOMIC_OPS[name]
     mem = pointer_argument(cg, expr.args[0])
     value = cg.gen_expr(expr.args[1])
@@ -171,18 +198,19 @@ def _gen_atomic(cg, expr: A.Call, t: S.Type, want_value: bool):
     addr = ir.Address(mem.base, mem.offset)
     # NVVM writes atom even when the old value is unused (no red).
     dst = cg.new_reg(reg_class(t))
-    cg.emit(f"atom{space}.{op}.{atype}", dst, addr, value)
+    cg.emit(f"atom{space}{scope}.{op}.{atype}", dst, addr, value)
     cg.clobber_memory(mem.space)
     return dst
 
 
 def _gen_atomic_cas(cg, expr, t, want_value):
+    scope = _atomic_scope(expr.callee.name)[1]
     mem = pointer_argument(cg, expr.args[0])
     compare = cg.gen_expr(expr.args[1])
     value = cg.gen_expr(expr.args[2])
     space = "" if mem.space == "generic" else f".{mem.space}"
     dst = cg.new_reg(reg_class(t))
-    cg.emit(f"atom{space}.cas.b{bits(t)}", dst, ir.Address(mem.base, mem.offset), compare, value)
+    cg.emit(f"atom{space}{scope}.cas.b{bits(t)}", dst, ir.Address(mem.base, mem.offset), compare, value)
     cg.clobber_memory(mem.space)
     return dst
 
