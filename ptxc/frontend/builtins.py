@@ -11,7 +11,7 @@ import struct
 from ..ptx import ir
 from . import ast as A
 from . import sema as S
-from .vir import MemRef, bits, float_type, int_type, memory_type, reg_class
+from .vir import MemRef, VReg, bits, float_type, int_type, memory_type, reg_class
 
 
 def _unary_builtin(opcode_for):
@@ -361,7 +361,95 @@ def _gen_ternary(opcode, cls):
     return gen
 
 
+# ---- device printf -----------------------------------------------------------------------
+VPRINTF = ir.Function("vprintf", entry=False, visible=False, extern=True, defined=False,
+                      params=[ir.Param(".b64", "vprintf_param_0"), ir.Param(".b64", "vprintf_param_1")],
+                      return_params=[ir.Param(".b32", "func_retval0")])
+
+
+def _string_literal(expr: A.Expr) -> str | None:
+    while isinstance(expr, A.ImplicitCast):
+        expr = expr.operand
+    return expr.value if isinstance(expr, A.StringLit) else None
+
+
+def _printf_argument(cg, arg: A.Expr):
+    """(value, PTX store type, size) of one of printf's arguments as vprintf's buffer holds
+    it: sema made C's default promotions (float -> double, char/short -> int); a string
+    literal is the generic address of its `$str` constant."""
+    text = _string_literal(arg)
+    if text is not None:
+        return cg.module.string_constant(cg, text), "u64", 8
+    t = S.unqualified(arg.type)
+    value = cg.gen_expr(arg)
+    if isinstance(t, (S.PointerType, S.ArrayType)):
+        if value.__class__ is VReg:
+            value = cg.to_generic(value)
+        return value, "u64", 8
+    if isinstance(t, S.FloatType):
+        return value, memory_type(t), S.sizeof(t)
+    if S.sizeof(t) < 4:
+        raise cg.unsupported("a printf argument narrower than int", arg)
+    return value, f"u{S.sizeof(t) * 8}", S.sizeof(t)
+
+
+def _printf_buffer(cg, size: int) -> int:
+    """The frame offset of vprintf's argument buffer: one region that every printf of the
+    function shares, as large as the largest (NVVM's single alloca), grown in place
+    while it ends the frame."""
+    base, have = getattr(cg, "printf_buffer", (None, 0))
+    if base is not None and size <= have:
+        return base
+    if base is not None and cg.frame_size == base + have:
+        cg.frame_size = base + size
+        cg.printf_buffer = (base, size)
+        return base
+    base = cg.local_region(size, 8)
+    cg.printf_buffer = (base, size)
+    return base
+
+
+def _gen_printf(cg, expr, t, want_value):
+    """printf(fmt, ...) in device code, as NVVM writes it: the arguments stored in a
+    buffer of the thread's local frame, each at its own alignment, and
+    `call.uni (retval0), vprintf, (fmt, buffer)`; no arguments: a null buffer."""
+    fmt = _string_literal(expr.args[0])
+    if fmt is None:
+        raise cg.unsupported("printf with a format that is not a string literal", expr.args[0])
+    fmt_ptr = cg.module.string_constant(cg, fmt)
+    args = [_printf_argument(cg, a) for a in expr.args[1:]]
+    if args:
+        offsets, size = [], 0
+        for _value, _type, width in args:
+            size = (size + width - 1) // width * width
+            offsets.append(size)
+            size += width
+        base = _printf_buffer(cg, size)
+        local = cg.frame_register("%SPL")
+        for (value, stype, _width), offset in zip(args, offsets):
+            cg.emit(f"st.local.{stype}", ir.Address(local, base + offset), value)
+        buffer = cg.op("add.u64", "rd", cg.frame_register("%SP"), ir.Imm(base))
+    else:
+        buffer = ir.Imm(0)
+    cg.module.declare_extern(VPRINTF)
+    cg.call_count += 1
+    n = cg.call_count
+    names = [f"__s{n}_param0", f"__s{n}_param1"]
+    for name, value in zip(names, (fmt_ptr, buffer)):
+        cg.call_params.append(ir.Param(".b64", name))
+        cg.emit("st.param.b64", ir.Address(ir.Symbol(name)), value)
+    ret = f"__s{n}_retval0"
+    cg.call_params.append(ir.Param(".b32", ret))
+    cg.emit("call.uni", ir.OperandList((ir.Symbol(ret),)), ir.Symbol("vprintf"),
+            ir.OperandList(tuple(ir.Symbol(x) for x in names)))
+    cg.clobber_memory("all")
+    dst = cg.new_reg("r")
+    cg.emit("ld.param.b32", dst, ir.Address(ir.Symbol(ret)))
+    return dst
+
+
 BUILTINS = {
+    "printf": _gen_printf,
     "__syncthreads": _gen_syncthreads,
     "__syncthreads_count": _gen_syncthreads_reduce("popc"),
     "__syncthreads_and": _gen_syncthreads_reduce("and"),

@@ -1659,8 +1659,8 @@ class Analyzer:
         for k, arg in enumerate(args):
             if k < len(params):
                 out.append(self.convert_assign(arg, params[k], "passing argument"))
-            else:  # default argument promotions for `...`
-                t = arg.type
+            else:  # default argument promotions for `...` (of the unqualified type)
+                t = unqualified(arg.type)
                 if t == FLOAT:
                     out.append(self.implicit(arg, DOUBLE))
                 elif is_integer(t) and not isinstance(t, EnumType):
