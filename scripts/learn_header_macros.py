@@ -6,7 +6,7 @@ For every macro of the list below, a probe kernel compiled by the pinned nvcc st
 macro into a `__device__ decltype(NAME)` variable; the PTX gives the value (the stored
 bits) and a template specialised per C type gives the type.  The generated module
 writes each macro as a literal of that type (floats as the shortest decimal that reads
-back to the same bits, infinities and NaNs as bit casts), never as NVIDIA's header text.
+back to the same bits, infinities and NaNs as ptxc's host-and-device bit casts), never as NVIDIA's header text.
 The macro *names* are the C standard's (limits.h, float.h, stdint.h, math.h, ...) and,
 for math_constants.h, the names that header defines.
 """
@@ -101,13 +101,13 @@ def literal(ctype: str, bits: int) -> str:
     if ctype == "float":
         value = struct.unpack("<f", struct.pack("<I", bits))[0]
         if value != value or value in (float("inf"), float("-inf")):
-            return f"__int_as_float(0x{bits:08x})"
+            return f"__ptxc_int_as_float(0x{bits:08x})"
         import numpy as np
         return f"{np.format_float_scientific(np.float32(value), unique=True, trim='-')}F".replace("e+", "e")
     if ctype == "double":
         value = struct.unpack("<d", struct.pack("<Q", bits))[0]
         if value != value or value in (float("inf"), float("-inf")):
-            return f"__longlong_as_double(0x{bits:016x}ULL)"
+            return f"__ptxc_longlong_as_double(0x{bits:016x}ULL)"
         return repr(value)
     signed = not suffix.startswith("U")
     value = bits - (1 << width) if signed and bits >> (width - 1) else bits

@@ -206,3 +206,13 @@ def test_oracle_compiles_fp16_and_cooperative_groups(tmp_path):
                   "  a[b.thread_rank()] = __hadd(a[0], a[1]); }\n")
     ptx = oracle.nvcc_ptx(cu, tmp_path / "h.ptx").read_text()
     assert "add.f16" in ptx or "add.rn.f16" in ptx
+
+
+def test_host_program_with_check_macro_and_header_constants():
+    """`ptxc run`: the CHECK macro (__FILE__, __LINE__, cudaGetErrorString, exit) and
+    the headers' constants (FLT_MAX, INFINITY) on the host side."""
+    src = ROOT / "testsuite" / "headers" / "host_check_macro.cu"
+    proc = subprocess.run([sys.executable, "-m", "ptxc", "run", str(src)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "3.40282e+38 1 line 12\n"

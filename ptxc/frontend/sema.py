@@ -583,6 +583,10 @@ def _builtin_functions() -> dict[str, object]:
     for t in (UINT, INT, ULONG, LONG, ULLONG, LLONG, FLOAT, DOUBLE):   # CUDA's overloads
         add(_fn("__match_any_sync", UINT, [UINT, t], DEV))
         add(_fn("__match_all_sync", UINT, [UINT, t, PointerType(INT)], DEV))
+    # The bit casts ptxc's headers write INFINITY, NAN and CUDART_INF_F with: host and
+    # device (CUDA's own __int_as_float is device-only)
+    add(_fn("__ptxc_int_as_float", FLOAT, [INT], HD, builtin="__int_as_float"))
+    add(_fn("__ptxc_longlong_as_double", DOUBLE, [LLONG], HD, builtin="__longlong_as_double"))
     # CUDA's vector types: make_float4(x, y, z, w) and the rest
     for name, vt in VECTOR_TYPES.items():
         elem = vt.fields[0][1]
