@@ -9,8 +9,8 @@ pinned toolkit):
 - Errors.  Every call that fails returns its cudaError and makes it the *last error*;
   cudaGetLastError returns that and resets it, cudaPeekAtLastError leaves it.  A launch
   with a bad configuration (a block of more than 1024 threads, a grid dimension out of
-  range: cudaErrorInvalidConfiguration; more shared memory than a block may have:
-  cudaErrorInvalidValue) does not run and sets the last error; the program goes on.  A
+  range, more shared memory than a block may have: cudaErrorInvalidConfiguration, as
+  driver_types.h documents it) does not run and sets the last error; the program goes on.  A
   fault inside a kernel (an illegal or misaligned address, a trap) is asynchronous: the
   launch itself succeeds, the fault is reported by the next synchronizing call
   (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize, cudaEventQuery,
@@ -677,9 +677,8 @@ FAULTS = {"memcheck": "cudaErrorIllegalAddress", "trap": "cudaErrorLaunchFailure
 def launch_failure(err) -> LaunchFailure | None:
     """The LaunchFailure a ptxc.emu LaunchError is to the program, None if it is not one."""
     text = str(err)
-    if err.kind == "config":
-        code = INVALID_VALUE if "shared memory" in text else CODES["cudaErrorInvalidConfiguration"]
-        return LaunchFailure(code, text, sticky=False)
+    if err.kind == "config":        # (driver_types.h: too many threads, blocks or shared memory)
+        return LaunchFailure(CODES["cudaErrorInvalidConfiguration"], text, sticky=False)
     name = FAULTS.get(err.kind)
     if name is None:
         return None
