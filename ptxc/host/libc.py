@@ -1,7 +1,7 @@
 """More of the C library for host code: stdio's streams (fprintf, fputs, puts, putchar,
 fflush on stdout and stderr), stdlib's conversions (strtol & co with their end pointers,
 bases and clamping, strtod/strtof/atof with C's syntax incl. hex floats, inf and nan,
-atol, atoll), string.h's strlen/strcmp/strncmp, abort, clock and time.  Each behaves as
+atoi, atol, atoll), string.h's strlen/strcmp/strncmp, abort, clock and time.  Each behaves as
 glibc does (tests/test_host_runtime.py compares with gcc's build of the same program)."""
 from __future__ import annotations
 
@@ -144,10 +144,14 @@ def _strto_float(single: bool):
     return run
 
 
-def rt_atol(it, args, types, node):
-    value, _ = _parse_integer(_text(it, args[0]), 10)
-    value = value or 0
-    return ((value + (1 << 63)) % (1 << 64)) - (1 << 63)
+def _atol(bits: int):
+    """glibc's atoi/atol/atoll: (type) strtol(s, NULL, 10), so out of range clamps first."""
+    def run(it, args, types, node):
+        value, _ = _parse_integer(_text(it, args[0]), 10)
+        value = min(max(value or 0, -(1 << 63)), (1 << 63) - 1)
+        value &= (1 << bits) - 1
+        return value - (1 << bits) if value >> (bits - 1) else value
+    return run
 
 
 def rt_strlen(it, args, types, node):
@@ -190,7 +194,7 @@ FUNCTIONS = {
     "fprintf": rt_fprintf, "fputs": rt_fputs, "puts": rt_puts, "putchar": rt_putchar, "fflush": rt_fflush,
     "strtol": _strto_int("strtol"), "strtoll": _strto_int("strtoll"), "strtoul": _strto_int("strtoul"),
     "strtoull": _strto_int("strtoull"), "strtod": _strto_float(False), "strtof": _strto_float(True),
-    "atof": _strto_float(False), "atol": rt_atol, "atoll": rt_atol,
+    "atof": _strto_float(False), "atoi": _atol(32), "atol": _atol(64), "atoll": _atol(64),
     "strlen": rt_strlen, "strcmp": rt_strcmp, "strncmp": rt_strncmp,
     "abort": rt_abort, "clock": rt_clock, "time": rt_time,
 }
