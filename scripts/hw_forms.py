@@ -164,7 +164,8 @@ def operand_values(form: "Form") -> list[list[int]]:
     for j, t in enumerate(form.ins):
         e = edges(t) if form.values is None else form.values
         n_edge = min(len(e) * 2, NCASES * 3 // 4)
-        col = [e[(i * (1 + 2 * j) + j * 5) % len(e)] for i in range(n_edge)]
+        stride = next(k for k in range(1 + 2 * j, 10 * len(e) + 2) if math.gcd(k, len(e)) == 1)
+        col = [e[(i * stride + j * 5) % len(e)] for i in range(n_edge)]
         col += [random_value(t, rng) for _ in range(NCASES - n_edge)]
         cols.append(col)
     return cols
@@ -185,6 +186,7 @@ class Form:
     mask: str = "0xffffffff"        # warp forms: the member mask (an immediate or %mhalf)
     values: list | None = None      # operand values instead of the types' edges
     arch: int = 89                  # the oldest target the form compiles for
+    warp_ref: object = None         # f(columns) -> [outputs per case]: a reference over whole warps
 
 
 def sx(v: int, bits: int) -> int:
@@ -316,6 +318,8 @@ def bit_forms() -> list[Form]:
                 lambda a, r=ref: r(a, shift=True))
 
             def bfe(a, p, n, w=w, t=t):
+                if p > 0xff or n > 0xff:
+                    return (None,)      # PTX restricts both to 0..255: wider values are the GPU's choice
                 p, n = p & 0xff, n & 0xff
                 if n == 0:
                     return (0,)
@@ -334,6 +338,8 @@ def bit_forms() -> list[Form]:
                 (f"{t}{w}",), bfe)
 
         def bfi(a, b, p, n, w=w):
+            if p > 0xff or n > 0xff:
+                return (None,)          # as bfe
             p, n = p & 0xff, n & 0xff
             if n == 0 or p >= w:
                 return (b,)
@@ -520,6 +526,106 @@ def float_to_int(v: int, ft: str, it: str, mode: str, ftz: bool) -> int:
     return wrap(n, w)
 
 
+FORMATS = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23)}      # exponent bits, significand bits
+
+
+def round_to_format(x: float, fmt: str, mode: str, satfinite: bool = False) -> int | None:
+    """Bits of the exact value x rounded to `fmt` in mode rn/rz/rm/rp (None for NaN: the
+    NaN a unit writes is the GPU's choice, not the reference's)."""
+    from fractions import Fraction
+    ebits, mbits = FORMATS[fmt]
+    sign_bit = 1 << (ebits + mbits)
+    inf = ((1 << ebits) - 1) << mbits
+    if math.isnan(x):
+        return None
+    sign = sign_bit if math.copysign(1.0, x) < 0 else 0
+    if math.isinf(x):
+        return sign | (inf - 1 if satfinite else inf)
+    if x == 0:
+        return sign
+    bias = (1 << (ebits - 1)) - 1
+    a = Fraction(abs(x))
+    e = max(math.frexp(abs(x))[1] - 1, 1 - bias)
+    ulp = Fraction(2) ** (e - mbits)
+    n, rem = divmod(a, ulp)
+    n = int(n)
+    up = {"rn": rem * 2 > ulp or (rem * 2 == ulp and n & 1), "rz": False,
+          "rm": bool(sign) and rem != 0, "rp": not sign and rem != 0}[mode]
+    n += int(bool(up))
+    v = n * ulp
+    if v == 0:
+        return sign
+    ve = v.numerator.bit_length() - v.denominator.bit_length()
+    while Fraction(2) ** ve > v:
+        ve -= 1
+    while Fraction(2) ** (ve + 1) <= v:
+        ve += 1
+    if ve > bias:
+        toward_zero = mode == "rz" or (mode == "rm" and not sign) or (mode == "rp" and sign)
+        return sign | (inf - 1 if toward_zero or satfinite else inf)
+    if ve < 1 - bias:
+        return sign | int(v / Fraction(2) ** (1 - bias - mbits))
+    return sign | (ve + bias) << mbits | int(v / Fraction(2) ** (ve - mbits)) - (1 << mbits)
+
+
+def _int_as_float(v: int) -> float:
+    """An integer as a float that rounds to f16 as the integer does: exact below 2^53, and
+    past f16's range (65520 and up) any value overflows the same way."""
+    return float(v) if abs(v) < 2 ** 53 else math.copysign(2.0 ** 60, v)
+
+
+def _flush32(v: int) -> int:
+    return v & 0x80000000 if (v & 0x7f800000) == 0 else v
+
+
+def to_half_ref(fmt: str, mode: str, src: str = "f32", ftz: bool = False, relu: bool = False,
+                satfinite: bool = False):
+    """Reference of cvt to f16/bf16 (and of the x2 forms: first operand to the high half)."""
+    def one(a):
+        if ftz and src == "f32":
+            a = _flush32(a)
+        x = bits_float(a, src)
+        if relu and (math.isnan(x) or x < 0 or math.copysign(1.0, x) < 0):
+            return None if math.isnan(x) or x == 0 else 0
+        return round_to_format(x, fmt, mode, satfinite)
+
+    def ref(*ops):
+        r = [one(a) for a in ops]
+        if None in r:
+            return (None,)
+        return (r[0] << 16 | r[1],) if len(r) == 2 else (r[0],)
+    return ref
+
+
+def f32_from_f64_ref(mode: str, ftz: bool, sat: bool):
+    def ref(a):
+        x = bits_float(a, "f64")
+        if math.isnan(x):
+            return (0,) if sat else (None,)
+        if sat:
+            x = 0.0 if not x > 0.0 else min(x, 1.0)     # -0 saturates to +0
+        r = round_to_format(x, "f32", mode)
+        return (_flush32(r) if ftz else r,)
+    return ref
+
+
+def widen_ref(src: str, dst: str, ftz: bool = False):
+    """cvt to a wider float: exact (NaN: the GPU's choice)."""
+    def ref(a):
+        if src == "f32" and ftz:
+            a = _flush32(a)
+        if src == "f16":
+            x = float(np.frombuffer(struct.pack("<H", a), np.float16)[0])
+        elif src == "bf16":
+            x = bits_float(a << 16, "f32")
+        else:
+            x = bits_float(a, src)
+        if math.isnan(x):
+            return (None,)
+        return (f32_bits(x) if dst == "f32" else f64_bits(x),)
+    return ref
+
+
 def cvt_forms() -> list[Form]:
     out = []
 
@@ -552,34 +658,44 @@ def cvt_forms() -> list[Form]:
                     add(f"cvt{ri}{ftz}.{it}.{ft}", f"cvt{ri}{ftz}.{it}.{ft} {{o0}}, {{i0}};", (ft,), (it,),
                         lambda a, it=it, ft=ft, ri=ri, ftz=ftz: (float_to_int(a, ft, it, ri[1:], bool(ftz)),), "cvtfi")
         for r in ROUNDINGS:
-            add(f"cvt{r}.f16.{it}", f"cvt{r}.f16.{it} {{o0}}, {{i0}};", (it,), ("f16",), None, "cvtf16")
-            add(f"cvt{r}i.{it}.f16", f"cvt{r}i.{it}.f16 {{o0}}, {{i0}};", ("f16",), (it,), None, "cvtf16")
+            add(f"cvt{r}.f16.{it}", f"cvt{r}.f16.{it} {{o0}}, {{i0}};", (it,), ("f16",),
+                lambda a, it=it, r=r: (round_to_format(_int_as_float(_val(a, it)), "f16", r[1:]),), "cvtf16")
+            add(f"cvt{r}i.{it}.f16", f"cvt{r}i.{it}.f16 {{o0}}, {{i0}};", ("f16",), (it,),
+                lambda a, it=it, r=r: (float_to_int(f32_bits(float(np.frombuffer(struct.pack("<H", a), np.float16)[0])),
+                                                    "f32", it, r[1:] + "i", False),), "cvtf16")
     for r in ROUNDINGS:
         for ftz in (".ftz", ""):
             for sat in (".sat", ""):
                 add(f"cvt{r}{ftz}{sat}.f32.f64", f"cvt{r}{ftz}{sat}.f32.f64 {{o0}}, {{i0}};", ("f64",), ("f32",),
-                    None, "cvtff")
+                    f32_from_f64_ref(r[1:], bool(ftz), bool(sat)), "cvtff")
             add(f"cvt{r}i{ftz}.f32.f32", f"cvt{r}i{ftz}.f32.f32 {{o0}}, {{i0}};", ("f32",), ("f32",), None, "cvtff")
-            add(f"cvt{r}{ftz}.f16.f32", f"cvt{r}{ftz}.f16.f32 {{o0}}, {{i0}};", ("f32",), ("f16",), None, "cvtf16")
+            add(f"cvt{r}{ftz}.f16.f32", f"cvt{r}{ftz}.f16.f32 {{o0}}, {{i0}};", ("f32",), ("f16",),
+                to_half_ref("f16", r[1:], ftz=bool(ftz)), "cvtf16")
         add(f"cvt{r}i.f64.f64", f"cvt{r}i.f64.f64 {{o0}}, {{i0}};", ("f64",), ("f64",), None, "cvtff")
-        add(f"cvt{r}.f16.f64", f"cvt{r}.f16.f64 {{o0}}, {{i0}};", ("f64",), ("f16",), None, "cvtf16")
+        add(f"cvt{r}.f16.f64", f"cvt{r}.f16.f64 {{o0}}, {{i0}};", ("f64",), ("f16",),
+            to_half_ref("f16", r[1:], "f64"), "cvtf16")
     for ftz in (".ftz", ""):
-        add(f"cvt{ftz}.f64.f32", f"cvt{ftz}.f64.f32 {{o0}}, {{i0}};", ("f32",), ("f64",), None, "cvtff")
-        add(f"cvt{ftz}.f32.f16", f"cvt{ftz}.f32.f16 {{o0}}, {{i0}};", ("f16",), ("f32",), None, "cvtf16")
-    add("cvt.f64.f16", "cvt.f64.f16 {o0}, {i0};", ("f16",), ("f64",), None, "cvtf16")
+        add(f"cvt{ftz}.f64.f32", f"cvt{ftz}.f64.f32 {{o0}}, {{i0}};", ("f32",), ("f64",),
+            widen_ref("f32", "f64", bool(ftz)), "cvtff")
+        add(f"cvt{ftz}.f32.f16", f"cvt{ftz}.f32.f16 {{o0}}, {{i0}};", ("f16",), ("f32",), widen_ref("f16", "f32"),
+            "cvtf16")
+    add("cvt.f64.f16", "cvt.f64.f16 {o0}, {i0};", ("f16",), ("f64",), widen_ref("f16", "f64"), "cvtf16")
     add("cvt.rn.sat.f16.f32", "cvt.rn.sat.f16.f32 {o0}, {i0};", ("f32",), ("f16",), None, "cvtf16")
-    add("cvt.rn.f16x2.f32", "cvt.rn.f16x2.f32 {o0}, {i0}, {i1};", ("f32", "f32"), ("f16x2",), None, "cvtf16")
-    add("cvt.rn.relu.f16x2.f32", "cvt.rn.relu.f16x2.f32 {o0}, {i0}, {i1};", ("f32", "f32"), ("f16x2",), None,
-        "cvtf16")
+    add("cvt.rn.f16x2.f32", "cvt.rn.f16x2.f32 {o0}, {i0}, {i1};", ("f32", "f32"), ("f16x2",),
+        to_half_ref("f16", "rn"), "cvtf16")
+    add("cvt.rn.relu.f16x2.f32", "cvt.rn.relu.f16x2.f32 {o0}, {i0}, {i1};", ("f32", "f32"), ("f16x2",),
+        to_half_ref("f16", "rn", relu=True), "cvtf16")
     # bf16: F2FP.BF16.F32.PACK_AB and friends
     for m in (".rn", ".rz", ".rn.relu", ".rz.relu"):
-        add(f"cvt{m}.bf16.f32", f"cvt{m}.bf16.f32 {{o0}}, {{i0}};", ("f32",), ("bf16",), None, "cvtbf16")
-        add(f"cvt{m}.bf16x2.f32", f"cvt{m}.bf16x2.f32 {{o0}}, {{i0}}, {{i1}};", ("f32", "f32"), ("bf16x2",), None,
+        ref = to_half_ref("bf16", m[1:3], relu="relu" in m)
+        add(f"cvt{m}.bf16.f32", f"cvt{m}.bf16.f32 {{o0}}, {{i0}};", ("f32",), ("bf16",), ref, "cvtbf16")
+        add(f"cvt{m}.bf16x2.f32", f"cvt{m}.bf16x2.f32 {{o0}}, {{i0}}, {{i1}};", ("f32", "f32"), ("bf16x2",), ref,
             "cvtbf16")
     add("cvt.rn.satfinite.bf16x2.f32", "cvt.rn.satfinite.bf16x2.f32 {o0}, {i0}, {i1};", ("f32", "f32"),
-        ("bf16x2",), None, "cvtbf16", 90)
-    add("cvt.f32.bf16", "cvt.f32.bf16 {o0}, {i0};", ("bf16",), ("f32",), None, "cvtbf16", 90)
-    add("cvt.rn.bf16.f64", "cvt.rn.bf16.f64 {o0}, {i0};", ("f64",), ("bf16",), None, "cvtbf16", 90)
+        ("bf16x2",), to_half_ref("bf16", "rn", satfinite=True), "cvtbf16", 90)
+    add("cvt.f32.bf16", "cvt.f32.bf16 {o0}, {i0};", ("bf16",), ("f32",), widen_ref("bf16", "f32"), "cvtbf16", 90)
+    add("cvt.rn.bf16.f64", "cvt.rn.bf16.f64 {o0}, {i0};", ("f64",), ("bf16",), to_half_ref("bf16", "rn", "f64"),
+        "cvtbf16", 90)
     add("cvt.rn.bf16.f16", "cvt.rn.bf16.f16 {o0}, {i0};", ("f16",), ("bf16",), None, "cvtbf16", 90)
     add("cvt.rn.f16.bf16", "cvt.rn.f16.bf16 {o0}, {i0};", ("bf16",), ("f16",), None, "cvtbf16", 90)
     add("cvt.rni.s32.bf16", "cvt.rni.s32.bf16 {o0}, {i0};", ("bf16",), ("s32",), None, "cvtbf16", 90)
@@ -587,36 +703,108 @@ def cvt_forms() -> list[Form]:
     return out
 
 
+def member_mask(case: int, mask: str) -> int:
+    """The member mask a thread passes: all 32 lanes, or its half-warp (%mhalf)."""
+    if mask != "%mhalf":
+        return int(mask, 0)
+    return 0xffff0000 if case & 16 else 0x0000ffff
+
+
+def warp_lanes(case: int, m: int) -> list[int]:
+    """The cases of the threads in case's warp that member mask m names."""
+    base = case & ~31
+    return [base + lane for lane in range(32) if m >> lane & 1]
+
+
+def vote_ref(kind: str, mask: str):
+    def ref(cols):
+        out = []
+        for c in range(NCASES):
+            preds = [cols[0][k] & 1 for k in warp_lanes(c, member_mask(c, mask))]
+            if kind == "ballot":
+                out.append((sum(p << (k & 31) for p, k in zip(preds, warp_lanes(c, member_mask(c, mask)))),))
+            else:
+                out.append((int({"all": all(preds), "any": any(preds), "uni": len(set(preds)) == 1}[kind]),))
+        return out
+    return ref
+
+
+def redux_ref(op: str, t: str, mask: str):
+    def ref(cols):
+        out = []
+        for c in range(NCASES):
+            vals = [_val(cols[0][k], t) for k in warp_lanes(c, member_mask(c, mask))]
+            r = {"add": lambda v: sum(v), "min": min, "max": max}.get(op)
+            if r is not None:
+                out.append((wrap(r(vals), 32),))
+            else:
+                acc = vals[0]
+                for v in vals[1:]:
+                    acc = {"and": acc & v, "or": acc | v, "xor": acc ^ v}[op]
+                out.append((acc,))
+        return out
+    return ref
+
+
+def bfly_ref(mask: str):
+    """shfl.sync.bfly with c = 0x1f (full mask) or 0x100f (half-warp segments)."""
+    def ref(cols):
+        out = []
+        for c in range(NCASES):
+            lane, seg_clamp = c & 31, (31 if mask != "%mhalf" else 15)
+            src = lane ^ (cols[1][c] & 31)
+            seg = lane & ~seg_clamp & 31 if mask == "%mhalf" else 0
+            ok = (src & ~seg_clamp & 31) == seg if mask == "%mhalf" else True
+            out.append((cols[0][(c & ~31) + src] if ok else cols[0][c], int(ok)))
+        return out
+    return ref
+
+
+def match_any_ref(mask: str):
+    def ref(cols):
+        out = []
+        for c in range(NCASES):
+            lanes = warp_lanes(c, member_mask(c, mask))
+            out.append((sum(1 << (k & 31) for k in lanes if cols[0][k] == cols[0][c]),))
+        return out
+    return ref
+
+
 def warp_forms() -> list[Form]:
     out = []
 
-    def add(name, body, ins, outs, mask="0xffffffff", values=None):
-        out.append(Form(name, body, ins, outs, None, "warp", mask=mask, values=values))
+    def add(name, body, ins, outs, mask="0xffffffff", values=None, warp_ref=None):
+        out.append(Form(name, body, ins, outs, None, "warp", mask=mask, values=values, warp_ref=warp_ref))
 
     for kind, lane_t in (("idx", "u32:lane"), ("up", "u32:lane"), ("down", "u32:lane"), ("bfly", "u32:lane")):
         add(f"shfl.sync.{kind}.b32", f"shfl.sync.{kind}.b32 {{o0}}|{{o1}}, {{i0}}, {{i1}}, 0x1f, {{mask}};",
-            ("b32", lane_t), ("b32", "pred"))
+            ("b32", lane_t), ("b32", "pred"), warp_ref=bfly_ref("0xffffffff") if kind == "bfly" else None)
         add(f"shfl.sync.{kind}.b32.c", f"shfl.sync.{kind}.b32 {{o0}}|{{o1}}, {{i0}}, {{i1}}, {{i2}}, {{mask}};",
             ("b32", lane_t, "u32:ctl"), ("b32", "pred"))
         clamp = "0x100f" if kind != "up" else "0x1000"
         half_lane = "u32:lane" if kind != "bfly" else "u32:small"
         add(f"shfl.sync.{kind}.b32.half", f"shfl.sync.{kind}.b32 {{o0}}|{{o1}}, {{i0}}, {{i1}}, {clamp}, {{mask}};",
-            ("b32", half_lane), ("b32", "pred"), "%mhalf")
+            ("b32", half_lane), ("b32", "pred"), "%mhalf", warp_ref=bfly_ref("%mhalf") if kind == "bfly" else None)
     for kind in ("all", "any", "uni"):
         for mask in ("0xffffffff", "%mhalf"):
             add(f"vote.sync.{kind}.pred" + (".half" if mask != "0xffffffff" else ""),
-                f"vote.sync.{kind}.pred {{o0}}, {{i0}}, {{mask}};", ("pred",), ("pred",), mask)
+                f"vote.sync.{kind}.pred {{o0}}, {{i0}}, {{mask}};", ("pred",), ("pred",), mask,
+                warp_ref=vote_ref(kind, mask))
     for mask in ("0xffffffff", "%mhalf"):
         sfx = ".half" if mask != "0xffffffff" else ""
-        add(f"vote.sync.ballot.b32{sfx}", "vote.sync.ballot.b32 {o0}, {i0}, {mask};", ("pred",), ("b32",), mask)
-        add(f"bar.warp.sync{sfx}", "bar.warp.sync {mask};\n\tmov.b32 {o0}, {i0};", ("b32",), ("b32",), mask)
-        add(f"match.any.sync.b32{sfx}", "match.any.sync.b32 {o0}, {i0}, {mask};", ("u32:small",), ("b32",), mask)
+        add(f"vote.sync.ballot.b32{sfx}", "vote.sync.ballot.b32 {o0}, {i0}, {mask};", ("pred",), ("b32",), mask,
+            warp_ref=vote_ref("ballot", mask))
+        add(f"bar.warp.sync{sfx}", "bar.warp.sync {mask};\n\tmov.b32 {o0}, {i0};", ("b32",), ("b32",), mask,
+            warp_ref=lambda cols: [(v,) for v in cols[0]])
+        add(f"match.any.sync.b32{sfx}", "match.any.sync.b32 {o0}, {i0}, {mask};", ("u32:small",), ("b32",), mask,
+            warp_ref=match_any_ref(mask))
         add(f"match.all.sync.b32{sfx}", "match.all.sync.b32 {o0}|{o1}, {i0}, {mask};", ("u32:small",),
             ("b32", "pred"), mask, values=[1, 1, 1, 1, 2])
         add(f"match.any.sync.b64{sfx}", "match.any.sync.b64 {o0}, {i0}, {mask};", ("u64:small",), ("b32",), mask)
         for op, t in (("add", "u32"), ("add", "s32"), ("min", "u32"), ("min", "s32"), ("max", "u32"),
                       ("max", "s32"), ("and", "b32"), ("or", "b32"), ("xor", "b32")):
-            add(f"redux.sync.{op}.{t}{sfx}", f"redux.sync.{op}.{t} {{o0}}, {{i0}}, {{mask}};", (t,), (t,), mask)
+            add(f"redux.sync.{op}.{t}{sfx}", f"redux.sync.{op}.{t} {{o0}}, {{i0}}, {{mask}};", (t,), (t,), mask,
+                warp_ref=redux_ref(op, t, mask))
     add("activemask.b32", "activemask.b32 {o0};\n\tmov.b32 {o1}, {i0};", ("b32",), ("b32", "b32"))
     return out
 
@@ -664,13 +852,15 @@ class Group:
     out_slots: int = 0
 
 
-def groups(arch: str, max_forms: int = 48) -> list[Group]:
-    """The forms of `arch` in groups of at most `max_forms`, by their `group` name."""
-    by_name: dict = {}
+def groups(arch: str, max_forms: int = 64) -> list[Group]:
+    """The forms of `arch` in kernels of at most `max_forms`, one catalog group (int32,
+    cvtf16, warp, ...) per kernel.  Not more: ptxas if-converts the short skip branches
+    around each form, so a word the emulator cannot decode stops every form of its kernel."""
+    by_group: dict = {}
     for f in forms(arch):
-        by_name.setdefault(f.group, []).append(f)
+        by_group.setdefault(f.group, []).append(f)
     out = []
-    for g, fs in by_name.items():
+    for g, fs in by_group.items():
         for k in range(0, len(fs), max_forms):
             grp = Group(f"{g}_{k // max_forms}", fs[k:k + max_forms])
             for f in grp.forms:
@@ -695,6 +885,9 @@ def ptx_of(group: Group, arch: str, only: set | None = None) -> str:
                 decls.append(f"\t.reg .{rt} {name};")
                 regs[f"{role}{j}"] = name
         body.append(f"\t// form {f.name}")
+        body.append(f"\tsetp.ne.u32 %pskip, %sel, {n};")
+        body.append(f"\tand.pred %pskip, %pskip, %psome;")
+        body.append(f"\t@%pskip bra $L_skip{n};")
         for j, t in enumerate(f.ins):
             base_t = t.split(":")[0]
             off = (group.in_base[f.name] + j * NCASES) * 8
@@ -723,14 +916,16 @@ def ptx_of(group: Group, arch: str, only: set | None = None) -> str:
                 base_t = t.split(":")[0]
                 st = TYPES[base_t][1].replace("s8", "u8")
                 body.append(f"\tst.global.{st} [%pout+{off}], {regs[f'o{j}']};")
+        body.append(f"$L_skip{n}:")
     version = "8.5"
     return "\n".join([
         f"// generated by scripts/hw_forms.py (group {group.name}); do not edit",
         f".version {version}", f".target {arch}", ".address_size 64", "",
-        f".visible .entry k_{group.name}(.param .u64 p_in, .param .u64 p_out)", "{",
-        "\t.reg .b64 %pin0, %pout0, %pin, %pout, %toff;", "\t.reg .b32 %tix, %half, %mhalf;", "\t.reg .pred %ph;",
+        f".visible .entry k_{group.name}(.param .u64 p_in, .param .u64 p_out, .param .u32 p_sel)", "{",
+        "\t.reg .b64 %pin0, %pout0, %pin, %pout, %toff;", "\t.reg .b32 %tix, %half, %mhalf;", "\t.reg .pred %ph, %pskip, %psome;", "\t.reg .b32 %sel;",
         *decls,
-        "\tld.param.u64 %pin0, [p_in];", "\tld.param.u64 %pout0, [p_out];",
+        "\tld.param.u64 %pin0, [p_in];", "\tld.param.u32 %sel, [p_sel];",
+        "\tsetp.ne.u32 %psome, %sel, -1;", "\tld.param.u64 %pout0, [p_out];",
         "\tcvta.to.global.u64 %pin0, %pin0;", "\tcvta.to.global.u64 %pout0, %pout0;",
         "\tmov.u32 %tix, %tid.x;", "\tmul.wide.u32 %toff, %tix, 8;",
         "\tadd.s64 %pin, %pin0, %toff;", "\tadd.s64 %pout, %pout0, %toff;",
@@ -868,38 +1063,93 @@ def _subgroup(group: Group, names: set) -> Group:
 
 
 # ---- running: emulator and GPU -------------------------------------------------------------------
-def run_emulator(cubin: bytes, entry: dict, inputs: np.ndarray) -> dict:
-    """{"in": final in-slots, "out": out-slots} of one launch on the emulator."""
-    from ptxc.emu.device import Device
+ALL = 0xFFFFFFFF        # p_sel: run every form of the kernel (else only form number p_sel)
+
+
+def merge_form(into: dict, run: dict, entry_form: dict, ncases: int = NCASES) -> None:
+    """Copy one form's slots (outputs, and its memory operand's) from `run` into `into`."""
+    for buf, slot, _t, _c in form_slots(entry_form, ncases):
+        into[buf][slot] = run[buf][slot]
+
+
+def run_forms(launch, entry: dict, inputs: np.ndarray, forms_in: set, error_types) -> tuple[dict, dict]:
+    """All forms in one launch; if that fails, each form (of `forms_in`) in a launch of
+    its own, so that one form the machine refuses costs only its own slots.
+    Returns ({"in", "out"}, {form: error})."""
+    try:
+        return launch(ALL), {}
+    except error_types as err:
+        first = _why(err)
+    merged = {"in": inputs.copy(), "out": np.zeros(max(entry["out_slots"], 1), np.uint64)}
+    errors = {}
+    for n, f in enumerate(entry["forms"]):
+        if f["name"] not in forms_in:
+            continue
+        try:
+            merge_form(merged, launch(n), f)
+        except error_types as err:
+            errors[f["name"]] = _why(err)
+    if not errors:
+        errors["*"] = "the launch of all forms failed, each alone ran: " + first
+    return merged, errors
+
+
+def _why(err) -> str:
+    lines = [x.strip("= ").strip() for x in str(err).strip().splitlines()]
+    sass = next((x for x in lines if x.startswith("SASS:")), "")
+    return (lines[0] + (" " + sass if sass else ""))[:300]
+
+
+def run_emulator(cubin: bytes, entry: dict, inputs: np.ndarray, forms_in: set) -> tuple[dict, dict]:
+    from ptxc.emu.device import Device, LaunchError
     dev = Device()
     kernel = dev.load(cubin, entry["kernel"]).kernel(entry["kernel"])
     pin = dev.malloc(inputs.nbytes, "in")
-    pout = dev.malloc(max(entry["out_slots"], 1) * 8, "out")
-    dev.memory.write(pin, inputs)
-    dev.memory.write(pout, np.zeros(max(entry["out_slots"], 1), np.uint64))
-    dev.launch(kernel, (1, 1, 1), (NCASES, 1, 1), [pin, pout], 0, max_steps=10_000_000)
-    return {"in": dev.memory.view(pin, np.uint64, inputs.size).copy(),
-            "out": dev.memory.view(pout, np.uint64, max(entry["out_slots"], 1)).copy()}
-
-
-def run_gpu(gpu, cubin: bytes, entry: dict, inputs: np.ndarray) -> dict:
-    module = gpu.load_cubin(cubin, entry["kernel"] + ".cubin", "sm_90")
-    pin = gpu.alloc(inputs.nbytes)
     n_out = max(entry["out_slots"], 1)
-    pout = gpu.alloc(n_out * 8)
+    pout = dev.malloc(n_out * 8, "out")
+
+    def launch(sel):
+        dev.memory.write(pin, inputs)
+        dev.memory.write(pout, np.zeros(n_out, np.uint64))
+        dev.launch(kernel, (1, 1, 1), (NCASES, 1, 1), [pin, pout, sel.to_bytes(4, "little")], 0,
+                   max_steps=10_000_000)
+        return {"in": dev.memory.view(pin, np.uint64, inputs.size).copy(),
+                "out": dev.memory.view(pout, np.uint64, n_out).copy()}
+    return run_forms(launch, entry, inputs, forms_in, (LaunchError,))
+
+
+def run_gpu(gpu, cubin: bytes, entry: dict, inputs: np.ndarray, forms_in: set) -> tuple[dict, dict]:
+    from ptxc.device.driver_api import DeviceError
+    n_out = max(entry["out_slots"], 1)
+    state = {}
+
+    def load():
+        state["module"] = gpu.load_cubin(cubin, entry["kernel"] + ".cubin", "sm_90")
+        state["pin"], state["pout"] = gpu.alloc(inputs.nbytes), gpu.alloc(n_out * 8)
+
+    def launch(sel):
+        if not state:
+            load()
+        try:
+            gpu.upload(state["pin"], np.ascontiguousarray(inputs))
+            gpu.upload(state["pout"], np.zeros(n_out, np.uint64))
+            params = state["pin"].to_bytes(8, "little") + state["pout"].to_bytes(8, "little") + sel.to_bytes(4, "little")
+            gpu.launch(state["module"].function(entry["kernel"]), (1, 1, 1), (NCASES, 1, 1), params, timeout=20)
+            fin, fout = np.empty(inputs.size, np.uint64), np.empty(n_out, np.uint64)
+            gpu.download(state["pin"], fin)
+            gpu.download(state["pout"], fout)
+            return {"in": fin, "out": fout}
+        except DeviceError:
+            state.clear()       # a fault takes the context, its modules and memory with it
+            gpu.recover()
+            raise
     try:
-        gpu.upload(pin, np.ascontiguousarray(inputs))
-        gpu.upload(pout, np.zeros(n_out, np.uint64))
-        params = pin.to_bytes(8, "little") + pout.to_bytes(8, "little")
-        gpu.launch(module.function(entry["kernel"]), (1, 1, 1), (NCASES, 1, 1), params, timeout=20)
-        fin, fout = np.empty(inputs.size, np.uint64), np.empty(n_out, np.uint64)
-        gpu.download(pin, fin)
-        gpu.download(pout, fout)
-        return {"in": fin, "out": fout}
+        return run_forms(launch, entry, inputs, forms_in, (DeviceError,))
     finally:
-        gpu.free(pin)
-        gpu.free(pout)
-        module.unload()
+        if state:
+            gpu.free(state["pin"])
+            gpu.free(state["pout"])
+            state["module"].unload()
 
 
 def run_device(work: Path, json_out: Path) -> int:
@@ -916,10 +1166,10 @@ def run_device(work: Path, json_out: Path) -> int:
         for who, name in entry["cubins"].items():
             key = f"{entry['group']}.{who}"
             try:
-                res = run_gpu(gpu, (work / name).read_bytes(), entry, inputs)
+                res, errors = run_gpu(gpu, (work / name).read_bytes(), entry, inputs, set(entry[who + "_forms"]))
                 report["results"][key] = {"in": [f"{v:x}" for v in res["in"].tolist()],
-                                          "out": [f"{v:x}" for v in res["out"].tolist()]}
-                print(f"{key}: ran", flush=True)
+                                          "out": [f"{v:x}" for v in res["out"].tolist()], "form_errors": errors}
+                print(f"{key}: ran" + (f"; {len(errors)} forms failed: {errors}" if errors else ""), flush=True)
             except DeviceError as err:
                 failures += 1
                 report["results"][key] = {"error": str(err)}
@@ -1017,13 +1267,14 @@ def reference_slots(entry: dict, inputs: np.ndarray, ncases: int = NCASES) -> tu
     names = set()
     for ef in entry["forms"]:
         form = catalog.get(ef["name"])
-        if form is None or form.ref is None:
+        if form is None or (form.ref is None and form.warp_ref is None):
             continue
         names.add(form.name)
+        cols = [[int(inputs[ef["in_base"] + j * ncases + c]) & ((1 << width(t)) - 1) for c in range(ncases)]
+                for j, t in enumerate(form.ins)]
+        warp_results = form.warp_ref(cols) if form.warp_ref is not None else None
         for c in range(ncases):
-            ops = [int(inputs[ef["in_base"] + j * ncases + c]) & ((1 << width(t)) - 1)
-                   for j, t in enumerate(form.ins)]
-            res = form.ref(*ops)
+            res = warp_results[c] if warp_results is not None else form.ref(*[col[c] for col in cols])
             for j, (v, t) in enumerate(zip(res, form.outs)):
                 slot = ef["out_base"] + j * ncases + c
                 if v is not None:
@@ -1043,25 +1294,25 @@ def emulate(work: Path, verbose: bool = True) -> dict:
     for entry in manifest["groups"]:
         inputs = np.load(work / entry["in"])
         runs = {}
+        ran = {}
         for who, name in entry["cubins"].items():
             key = f"{entry['arch']}.{entry['group']}.{who}"
-            try:
-                runs[who] = run_emulator((work / name).read_bytes(), entry, inputs)
-            except Exception as err:  # noqa: BLE001 - LaunchError and friends: a finding
-                findings["launch_errors"][key] = str(err).strip().splitlines()[0][:300]
+            runs[who], errors = run_emulator((work / name).read_bytes(), entry, inputs, set(entry[who + "_forms"]))
+            ran[who] = set(entry[who + "_forms"]) - set(errors)
+            for form, why in errors.items():
+                findings["launch_errors"][f"{entry['arch']} {form} ({who})"] = why
                 if verbose:
-                    print(f"{key}: emulator: {str(err).strip().splitlines()[0][:200]}", flush=True)
-                continue
-            np.savez_compressed(work / "emu" / f"{entry['group']}.{entry['arch']}.{who}.npz", **runs[who])
+                    print(f"{key}: {form}: {why}", flush=True)
+            np.savez_compressed(work / "emu" / f"{entry['group']}.{entry['arch']}.{who}.npz", **runs[who],
+                                errors=np.array(json.dumps(errors)))
         if "ptxas" in runs:
             ref, names = reference_slots(entry, inputs, ncases)
             masked = {"out": np.where(ref["known"], runs["ptxas"]["out"], ref["out"]), "in": runs["ptxas"]["in"]}
-            d = diff_forms(entry, masked, ref, "reference", tolerances, names & set(entry["ptxas_forms"]), inputs,
-                           ncases)
+            d = diff_forms(entry, masked, ref, "reference", tolerances, names & ran["ptxas"], inputs, ncases)
             for k, v in d.items():
                 findings["reference"][f"{entry['arch']} {k}"] = v
         if "ptxas" in runs and "ptxc" in runs:
-            d = diff_forms(entry, runs["ptxc"], runs["ptxas"], "ptxc", tolerances, set(entry.get("ptxc_forms", [])),
+            d = diff_forms(entry, runs["ptxc"], runs["ptxas"], "ptxc", tolerances, ran["ptxc"] & ran["ptxas"],
                            inputs, ncases)
             for k, v in d.items():
                 findings["ptxc_vs_ptxas"][f"{entry['arch']} {k}"] = v
@@ -1083,30 +1334,31 @@ def compare(work: Path, gpu_json: Path, verbose: bool = True) -> dict:
         if entry["arch"] != "sm_90":
             continue
         inputs = np.load(work / entry["in"])
-        g = {}
+        g, ok = {}, {}
         for who in entry["cubins"]:
             r = gpu["results"].get(f"{entry['group']}.{who}")
             if r is None or "error" in r:
                 findings["errors"][f"{entry['group']}.{who}"] = (r or {}).get("error", "not run on the GPU")
                 continue
-            g[who] = {k: np.array([int(x, 16) for x in r[k]], dtype=object) for k in ("in", "out")}
+            g[who] = {k: np.array([int(x, 16) for x in r[k]], dtype=np.uint64) for k in ("in", "out")}
+            ok[who] = set(entry[who + "_forms"]) - set(r.get("form_errors", {}))
+            for form, why in r.get("form_errors", {}).items():
+                findings["errors"][f"{form} ({who}, GPU)"] = why
         if "ptxas" in g:
             npz = work / "emu" / f"{entry['group']}.sm_90.ptxas.npz"
             if npz.exists():
-                emu = dict(np.load(npz))
+                saved = np.load(npz)
+                emu, errors = {"in": saved["in"], "out": saved["out"]}, json.loads(str(saved["errors"]))
             else:
-                try:
-                    emu = run_emulator((work / entry["cubins"]["ptxas"]).read_bytes(), entry, inputs)
-                except Exception as err:  # noqa: BLE001
-                    findings["errors"][f"{entry['group']}.ptxas emulator"] = str(err).strip().splitlines()[0][:300]
-                    emu = None
-            if emu is not None:
-                d = diff_forms(entry, emu, g["ptxas"], "gpu", tolerances, set(entry["ptxas_forms"]), inputs, ncases)
-                for k, v in d.items():
-                    (findings["emulator_vs_gpu"] if v["bad"] else findings["tolerated"])[k] = v
+                emu, errors = run_emulator((work / entry["cubins"]["ptxas"]).read_bytes(), entry, inputs,
+                                           set(entry["ptxas_forms"]))
+            for form, why in errors.items():
+                findings["errors"][f"{form} (ptxas, emulator)"] = why
+            d = diff_forms(entry, emu, g["ptxas"], "gpu", tolerances, ok["ptxas"] - set(errors), inputs, ncases)
+            for k, v in d.items():
+                (findings["emulator_vs_gpu"] if v["bad"] else findings["tolerated"])[k] = v
         if "ptxas" in g and "ptxc" in g:
-            d = diff_forms(entry, g["ptxc"], g["ptxas"], "ptxc", tolerances, set(entry.get("ptxc_forms", [])),
-                           inputs, ncases)
+            d = diff_forms(entry, g["ptxc"], g["ptxas"], "ptxc", tolerances, ok["ptxc"] & ok["ptxas"], inputs, ncases)
             findings["ptxc_vs_ptxas_on_gpu"].update({k: v for k, v in d.items() if v["bad"]})
     if verbose:
         for sect in ("emulator_vs_gpu", "ptxc_vs_ptxas_on_gpu", "errors"):

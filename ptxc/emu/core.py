@@ -295,6 +295,19 @@ def _hval(x, f, hi):
 
 
 @njit(cache=True)
+def _hval16(x, f, fmt):
+    """float64 value of the 16-bit float (f16 or bf16) in a register's low half (or
+    the half its selector names), flags applied."""
+    sel = (f >> SEL_SHIFT) & 0xF
+    v = fp.half_value((x >> 16) & 0xFFFF if sel == SEL_H1 or sel == SEL_H1H1 else x & 0xFFFF, fmt)
+    if f & FL_ABS:
+        v = abs(v)
+    if f & FL_NEG:
+        v = -v
+    return v
+
+
+@njit(cache=True)
 def _find_alloc(allocs, n, off, size):
     lo, hi = 0, n - 1
     found = -1
@@ -477,14 +490,36 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                             elif st == ST_BSYNC or st == ST_WSYNC:
                                 waiting = True
                         if waiting:
+                            # WARPSYNC: a thread goes on once every thread of its own mask
+                            # waits at a WARPSYNC (found first, then all released together)
+                            # (WARPSYNC.EXCLUSIVE: only the first such group; the next goes on
+                            # when this one next leaves the scheduler a choice)
+                            release = np.int64(0)
+                            group = np.int64(-1)
+                            for lane in range(32):
+                                t = tb + lane
+                                if status[t] == ST_WSYNC:
+                                    need_mask = waitv[t] & ~exited & M32
+                                    ok = True
+                                    for l2 in range(32):
+                                        if (need_mask >> l2) & 1 and status[tb + l2] != ST_WSYNC:
+                                            ok = False
+                                            break
+                                    if ok and waitv[t] & WAIT_EXCLUSIVE:
+                                        if group < 0:
+                                            group = waitv[t]
+                                        ok = waitv[t] == group
+                                    if ok:
+                                        release |= np.int64(1) << lane
+                            for lane in range(32):
+                                if (release >> lane) & 1:
+                                    status[tb + lane] = ST_RUN
+                                    pcs[tb + lane] += 1
                             for lane in range(32):
                                 t = tb + lane
                                 st = status[t]
-                                if st == ST_BSYNC or st == ST_WSYNC:
-                                    if st == ST_BSYNC:
-                                        need_mask = bregs[w, waitv[t]] & ~exited
-                                    else:
-                                        need_mask = waitv[t] & ~exited
+                                if st == ST_BSYNC:
+                                    need_mask = bregs[w, waitv[t]] & ~exited
                                     ok = True
                                     for l2 in range(32):
                                         if (need_mask >> l2) & 1:
@@ -1053,6 +1088,8 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                             if (emask >> lane) & 1:
                                 if mod & M_F64:
                                     x = f64(_dflags((SRCH[0, lane] << 32) | SRC[0, lane], f0))
+                                elif mod & M_SRC16:
+                                    x = _hval16(SRC[0, lane], f0, fp.BF16 if mod & M_BF16 else fp.F16)
                                 else:
                                     a = _fflags(SRC[0, lane], f0)
                                     if mod & M_FTZ:
@@ -1076,6 +1113,11 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                         a >>= 8 * (sel - SEL_B1 + 1)
                                 if mod & M_DST64:
                                     r = fp.int_to_f64(a, itype, mod & M_RND_MASK)
+                                elif mod & M_DST16:
+                                    hi, lo = fp.int_value(a, itype)
+                                    s_, t_ = fp.two_sum(hi, lo)
+                                    r = np.int64(fp.round16(s_, t_, mod & M_RND_MASK,
+                                                            fp.BF16 if mod & M_BF16 else fp.F16, False))
                                 else:
                                     r = fp.int_to_f32(a, itype, mod & M_RND_MASK)
                                 OUT[0, lane] = r & M32
@@ -1086,7 +1128,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                 if mod & M_F64:
                                     x = f64(_dflags((SRCH[0, lane] << 32) | SRC[0, lane], f0))
                                 elif mod & M_SRC16:
-                                    x = _hval(SRC[0, lane], f0, False)
+                                    x = _hval16(SRC[0, lane], f0, fp.BF16 if mod & M_BF16 else fp.F16)
                                 else:
                                     a = _fflags(SRC[0, lane], f0)
                                     if mod & M_FTZ:
@@ -1095,7 +1137,8 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                 if mod & M_DST64:
                                     r = fp.NAN64 if x != x else bits64(x)
                                 elif mod & M_DST16:
-                                    r = np.int64(fp.round16(x, 0.0))
+                                    r = np.int64(fp.round16(x, 0.0, mod & M_RND_MASK,
+                                                            fp.BF16 if mod & M_BF16 else fp.F16, False))
                                 else:
                                     r = fp.round32(x, 0.0, mod & M_RND_MASK)
                                     if mod & M_FTZ:
@@ -1184,11 +1227,22 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                         r |= np.int64(fp.round16(sm, e)) << (16 * half)
                                 OUT[0, lane] = r
                     elif op == OP_F2FP:
+                        fmt = fp.BF16 if mod & M_BF16 else fp.F16
+                        rnd = mod & M_RND_MASK
+                        sat = (mod & M_SATFINITE) != 0
                         for lane in range(32):
                             if (emask >> lane) & 1:
-                                ha = fp.round16(np.float64(f32(_fflags(SRC[0, lane], f0))), 0.0)
-                                hb = fp.round16(np.float64(f32(_fflags(SRC[1, lane], f1))), 0.0)
-                                OUT[0, lane] = (np.int64(ha) << 16) | hb
+                                xa = np.float64(f32(_fflags(SRC[0, lane], f0)))
+                                xb = np.float64(f32(_fflags(SRC[1, lane], f1)))
+                                if mod & M_RELU:        # negative (and -0) to +0; NaN stays NaN
+                                    xa = 0.0 if xa <= 0.0 else xa
+                                    xb = 0.0 if xb <= 0.0 else xb
+                                ha = fp.round16(xa, 0.0, rnd, fmt, sat)
+                                if mod & M_MERGE_C:     # one conversion, into the low half
+                                    OUT[0, lane] = (SRC[1, lane] & 0xFFFF0000) | ha
+                                else:
+                                    hb = fp.round16(xb, 0.0, rnd, fmt, sat)
+                                    OUT[0, lane] = (np.int64(ha) << 16) | hb
                     # =====================================================================
                     # Memory
                     # =====================================================================
@@ -1612,11 +1666,17 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                             bregs[w, prog[pc, F_D0]] = emask
                     elif op == OP_BREAK:
                         bregs[w, prog[pc, F_S + 1]] &= ~emask
-                    elif op == OP_BSYNC or op == OP_WARPSYNC:
-                        if op == OP_WARPSYNC and (emask & ~SRC[0, lane0] & np.int64(0xFFFFFFFF)) != 0:
-                            # a thread outside the mask it syncs on: the GPU stops the
-                            # kernel (CUDA_ERROR_ILLEGAL_INSTRUCTION, measured on the H200)
-                            _fail(err, E_WARPSYNC_SELF, blk, tb + lane0, pc, 0, 0, 0, 0)
+                    elif op == OP_WARPSYNC:
+                        # each thread names its own mask (nvcc's sm_90 code gives the two
+                        # half-warps different ones); a thread outside its own mask stops the
+                        # GPU (CUDA_ERROR_ILLEGAL_INSTRUCTION, measured on the H200)
+                        bad = -1
+                        for lane in range(32):
+                            if (emask >> lane) & 1 and ((SRC[0, lane] >> lane) & 1) == 0:
+                                bad = lane
+                                break
+                        if bad >= 0:
+                            _fail(err, E_WARPSYNC_SELF, blk, tb + bad, pc, 0, 0, 0, 0)
                             stop = True
                             break
                         if emask != 0:
@@ -1624,19 +1684,41 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                             for lane in range(32):
                                 if status[tb + lane] == ST_EXITED or status[tb + lane] == ST_ABSENT:
                                     exited |= np.int64(1) << lane
+                            wait = (mod & M_EXCLUSIVE) != 0     # the release below splits the groups
+                            for lane in range(32):
+                                if (emask >> lane) & 1 and (SRC[0, lane] & ~exited & ~emask & M32) != 0:
+                                    wait = True
+                            if wait:
+                                # wait for the others, each thread for its own mask; lanes
+                                # whose guard is false go on
+                                for lane in range(32):
+                                    if (mask >> lane) & 1:
+                                        t = tb + lane
+                                        if (emask >> lane) & 1:
+                                            status[t] = ST_WSYNC
+                                            waitv[t] = SRC[0, lane] & ~exited & M32
+                                            if mod & M_EXCLUSIVE:
+                                                waitv[t] |= WAIT_EXCLUSIVE
+                                            pcs[t] = pc
+                                        else:
+                                            pcs[t] = pc + 1
+                                need = True
+                    elif op == OP_BSYNC:
+                        if emask != 0:
+                            exited = np.int64(0)
+                            for lane in range(32):
+                                if status[tb + lane] == ST_EXITED or status[tb + lane] == ST_ABSENT:
+                                    exited |= np.int64(1) << lane
                             bnum = prog[pc, F_S + 1]
-                            if op == OP_BSYNC:
-                                want = bregs[w, bnum] & ~exited
-                            else:
-                                want = SRC[0, lane0] & ~exited
+                            want = bregs[w, bnum] & ~exited
                             if (want & ~emask) != 0:
                                 # wait for the others; lanes whose guard is false go on
                                 for lane in range(32):
                                     if (mask >> lane) & 1:
                                         t = tb + lane
                                         if (emask >> lane) & 1:
-                                            status[t] = ST_BSYNC if op == OP_BSYNC else ST_WSYNC
-                                            waitv[t] = bnum if op == OP_BSYNC else want
+                                            status[t] = ST_BSYNC
+                                            waitv[t] = bnum
                                             pcs[t] = pc
                                         else:
                                             pcs[t] = pc + 1

@@ -603,33 +603,64 @@ def h2f(h):
     return sign * (1024 + m) * 2.0 ** (e - 25)
 
 
+# The two 16-bit float formats: (significand bits after the point, exponent bias).  bf16
+# is float32's upper half: 7 significand bits, float32's exponent range.
+F16, BF16 = 0, 1
+
+
 @njit(cache=True)
-def round16(s, t):
-    """f16 bits nearest (ties to even) to the exact value s + t."""
+def b2f(h):
+    """float64 value of bf16 bits (float32's high half)."""
+    return np.float64(f32((h & 0xFFFF) << 16))
+
+
+@njit(cache=True)
+def half_value(h, fmt):
+    """float64 value of f16 (fmt F16) or bf16 (BF16) bits."""
+    return b2f(h) if fmt == BF16 else h2f(h)
+
+
+@njit(cache=True)
+def round16(s, t, mode=RN, fmt=F16, satfinite=False):
+    """Bits of the f16 (or bf16) value nearest in `mode` to the exact value s + t.
+    Overflow gives infinity, or the largest finite number where the mode rounds toward
+    zero (RZ, RM above zero, RP below) or `satfinite` says so; NaN is canonical (0x7fff)."""
     if s != s:
         return NAN16
+    mbits, bias = (10, 15) if fmt == F16 else (7, 127)
+    inf = 0x7C00 if fmt == F16 else 0x7F80
     sign = 0
-    if s < 0.0 or (s == 0.0 and t < 0.0):
-        sign = 0x8000
+    if s < 0.0 or (s == 0.0 and (t < 0.0 or (t == 0.0 and math.copysign(1.0, s) < 0.0))):
+        sign = 0x8000                     # -0 converts to -0
         s, t = -s, -t
+    # after the sign is taken off, RM rounds the magnitude up and RP down below zero
+    up_mode = mode == RP if sign == 0 else mode == RM
+    toward_zero = mode == RZ or (mode != RN and not up_mode)
     if s == math.inf:
-        return sign | 0x7C00
-    if s < 2.0 ** -14:
-        ulp = 2.0 ** -24
+        return sign | ((inf - 1) if satfinite else inf)
+    emin = 1 - bias
+    if s < 2.0 ** emin:
+        ulp = 2.0 ** (emin - mbits)
         base = 0
     else:
         e = math.frexp(s)[1] - 1          # s in [2^e, 2^(e+1))
-        ulp = 2.0 ** (e - 10)
-        base = (e + 15) << 10
-    q = s / ulp
+        ulp = 2.0 ** (e - mbits)
+        base = (e + bias) << mbits
+    q = s / ulp                           # exact: a power-of-two scaling
     n = math.floor(q)
     frac = q - n
-    if frac > 0.5 or (frac == 0.5 and (t > 0.0 or (t == 0.0 and int(n) % 2 == 1))):
-        n += 1.0
+    if mode == RN:
+        if frac > 0.5 or (frac == 0.5 and (t > 0.0 or (t == 0.0 and int(n) % 2 == 1))):
+            n += 1.0
+    elif not toward_zero:
+        if frac > 0.0 or (frac == 0.0 and t > 0.0):
+            n += 1.0
+    elif frac == 0.0 and t < 0.0:         # exact = n*ulp - tiny: truncation goes one below
+        n -= 1.0
     if base == 0:
         bits = int(n)
     else:
-        bits = base + int(n) - 1024
-    if bits >= 0x7C00:
-        bits = 0x7C00
+        bits = base + int(n) - (1 << mbits)
+    if bits >= inf:
+        bits = inf - 1 if (toward_zero or satfinite) else inf
     return sign | bits

@@ -88,6 +88,14 @@ IT_SHIFT = 12
 # F2F: source f64 bit (M_F64), destination f64 bit; f16 source / destination
 M_DST64 = 1 << 15
 M_SRC16, M_DST16 = 1 << 16, 1 << 17
+M_BF16 = 1 << 18              # the 16-bit float (source or destination) is bf16, not f16
+# F2FP: .RELU (negative results become +0), .SATFINITE (overflow to the largest finite
+# number), .MERGE_C (one conversion into the low half; the high half kept from operand 2)
+M_RELU, M_SATFINITE, M_MERGE_C = 1 << 19, 1 << 22, 1 << 23
+# WARPSYNC.EXCLUSIVE: the threads of each mask go on as a group of their own (sm_90's code
+# for per-half-warp masks: the VOTE after it sees only its half), one group at a time
+M_EXCLUSIVE = 1
+WAIT_EXCLUSIVE = 1 << 32      # in a waiting thread's waitv, beside its 32-bit mask
 # memory: size in bytes in bits 0..4, signed bit 5
 M_SIGNED = 1 << 5
 # ULDC.U8/.S8/.U16/.S16 (a MOV from the constant bank): keep the low byte / half, M_SIGNED extends

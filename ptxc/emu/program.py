@@ -106,11 +106,18 @@ def b_float_arith(opid):
     return build
 
 
+def _half_format(mods) -> int:
+    """M_BF16 if the instruction's 16-bit float is bf16."""
+    return I.M_BF16 if "BF16" in mods else 0
+
+
 def b_f2i(op, mods):
     dst = next((INT_TYPES[t] for t in mods if t in INT_TYPES), I.IT_S32)
     bits = _rounding(mods) | (I.M_FTZ if "FTZ" in mods else 0) | (dst << I.IT_SHIFT)
     if "F64" in mods:
         bits |= I.M_F64
+    if "F16" in mods or "BF16" in mods:          # F2I.S32.F16: the source is a 16-bit float
+        bits |= I.M_SRC16 | _half_format(mods)
     return I.OP_F2I, bits
 
 
@@ -122,16 +129,27 @@ def b_i2f(op, mods):
     bits = _rounding(mods) | (src << I.IT_SHIFT)
     if "F64" in mods:
         bits |= I.M_DST64
+    if "F16" in mods or "BF16" in mods:          # I2F.F16.S32: a 16-bit float result
+        bits |= I.M_DST16 | _half_format(mods)
     return I.OP_I2F, bits
 
 
 def b_f2f(op, mods):
-    floats = [t for t in mods if t in ("F16", "F32", "F64")]
-    bits = _rounding(mods) | (I.M_FTZ if "FTZ" in mods else 0)
+    floats = [t for t in mods if t in ("F16", "BF16", "F32", "F64")]
+    bits = _rounding(mods) | (I.M_FTZ if "FTZ" in mods else 0) | _half_format(mods)
     if len(floats) == 2:
-        bits |= {"F64": I.M_DST64, "F16": I.M_DST16}.get(floats[0], 0)
-        bits |= {"F64": I.M_F64, "F16": I.M_SRC16}.get(floats[1], 0)
+        bits |= {"F64": I.M_DST64, "F16": I.M_DST16, "BF16": I.M_DST16}.get(floats[0], 0)
+        bits |= {"F64": I.M_F64, "F16": I.M_SRC16, "BF16": I.M_SRC16}.get(floats[1], 0)
     return I.OP_F2F, bits
+
+
+def b_f2fp(op, mods):
+    """F2FP[.RELU][.SATFINITE].{F16,BF16}.F32.{PACK_AB,MERGE_C}[.RZ...]: two f32 to a
+    pair of 16-bit floats (PACK_AB: operand 1 to the high half, operand 2 to the low)."""
+    if "E5M2" in mods or "E4M3" in mods:
+        raise ProgramError(f"{op}.{'.'.join(mods)}: fp8 conversions are not emulated")
+    return I.OP_F2FP, _rounding(mods) | _half_format(mods) | (I.M_RELU if "RELU" in mods else 0) \
+        | (I.M_SATFINITE if "SATFINITE" in mods else 0) | (I.M_MERGE_C if "MERGE_C" in mods else 0)
 
 
 def b_mem(opid):
@@ -256,8 +274,9 @@ BUILDERS = {
     "IMNMX": b_simple(I.OP_IMNMX, lambda m: I.M_U32 if "U32" in m else 0),
     "IABS": b_simple(I.OP_IABS),
     "POPC": b_simple(I.OP_POPC), "UPOPC": b_simple(I.OP_POPC),
-    "FLO": b_simple(I.OP_FLO, lambda m: (1 if "SH" in m else 0) | (2 if "S32" in m else 0)),
-    "UFLO": b_simple(I.OP_FLO, lambda m: (1 if "SH" in m else 0) | (2 if "S32" in m else 0)),
+    # FLO is signed unless it says .U32 (cuobjdump prints `FLO R7, R6` for bfind.s32)
+    "FLO": b_simple(I.OP_FLO, lambda m: (1 if "SH" in m else 0) | (0 if "U32" in m else 2)),
+    "UFLO": b_simple(I.OP_FLO, lambda m: (1 if "SH" in m else 0) | (0 if "U32" in m else 2)),
     "BREV": b_simple(I.OP_BREV), "UBREV": b_simple(I.OP_BREV),
     "PRMT": b_simple(I.OP_PRMT), "UPRMT": b_simple(I.OP_PRMT),
     "SGXT": b_simple(I.OP_SGXT, lambda m: (1 if "U32" in m else 0) | (2 if "W" in m else 0)),
@@ -289,7 +308,7 @@ BUILDERS = {
     "QSPC": b_simple(I.OP_QSPC, lambda m: I.SPACE_SHARED if "S" in m else I.SPACE_LOCAL if "L" in m
                      else I.SPACE_GLOBAL),
     "HSETP2": b_simple(I.OP_HSETP2, _setp),
-    "F2FP": b_simple(I.OP_F2FP, lambda m: _rounding(m)),
+    "F2FP": b_f2fp,
     "LDG": b_mem(I.OP_LDG), "STG": b_mem(I.OP_STG), "LDS": b_mem(I.OP_LDS), "STS": b_mem(I.OP_STS),
     "LDL": b_mem(I.OP_LDL), "STL": b_mem(I.OP_STL), "LD": b_mem(I.OP_LD), "ST": b_mem(I.OP_ST),
     "LDC": b_mem(I.OP_LDC),
@@ -303,7 +322,7 @@ BUILDERS = {
     "BRX": b_simple(I.OP_CALL, lambda m: I.M_JUMP), "JMX": b_simple(I.OP_CALL, lambda m: I.M_JUMP),
     "BSSY": b_simple(I.OP_BSSY), "BSYNC": b_simple(I.OP_BSYNC), "BREAK": b_simple(I.OP_BREAK),
     "BMOV": b_simple(I.OP_BMOV, lambda m: I.M_CLEAR if "CLEAR" in m else 0),
-    "WARPSYNC": b_simple(I.OP_WARPSYNC), "BAR": b_bar, "KILL": b_simple(I.OP_KILL),
+    "WARPSYNC": b_simple(I.OP_WARPSYNC, lambda m: I.M_EXCLUSIVE if "EXCLUSIVE" in m else 0), "BAR": b_bar, "KILL": b_simple(I.OP_KILL),
     "BPT": b_simple(I.OP_KILL, lambda m: 1),
     # ---- sm_90 ----
     "VIADD": b_vint(I.V_ADD), "VIMNMX": b_vint(I.V_MNMX), "VIMNMX3": b_vint(I.V_MNMX3),

@@ -410,6 +410,11 @@ def cnot(s: Selector, i: ptx.Instr):
     d, a = i.operands
     t = type_of(i)
     p = s.new_pred()
+    if size_of(t) == 8:     # both words are zero: 1, a 64-bit result (the high word 0)
+        compare64(s, p, "eq", False, wide(s, a, t), ZERO64)
+        s.emit("SEL", (), [half(s.reg(d), 0)], [_one(s), ZERO, p])
+        s.emit("MOV", (), [half(s.reg(d), 1)], [ZERO])
+        return
     s.emit("ISETP", ("EQ", "U32", "AND"), [p, TRUE], [s.r(a, t), ZERO, TRUE])
     s.emit("SEL", (), [s.reg(d)], [_one(s), ZERO, p])
 

@@ -1,0 +1,188 @@
+"""The emulator's semantics, form by form (scripts/hw_forms.py): every PTX instruction
+form of the catalog, with edge-case and random operands, compiled by ptxas and by ptxc
+for sm_89 and sm_90 and run on the emulator.
+
+- ptxas's cubin on the emulator gives what the Python reference gives, for every form
+  that has one (integer arithmetic, bit operations, compares, integer and float
+  conversions in every rounding, f16/bf16 conversions, votes, reductions, shuffles);
+- ptxc's cubin gives what ptxas's gives (on the emulator);
+- every launch the emulator refuses is one tests/data/hw_forms_tolerances.json names
+  with its reason (today: words the tables cannot decode yet);
+
+and the same on the H200 (the `device` test, or `hw_forms.py run` + `compare`:
+docs/emulator.md "Checked against silicon").  Also nvcc's own sm_90 code with per-half-warp
+masks (WARPSYNC.EXCLUSIVE, WARPSYNC.COLLECTIVE) against NumPy.
+"""
+from __future__ import annotations
+
+import fnmatch
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptxc import oracle
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import hw_forms as H  # noqa: E402
+
+pytestmark = pytest.mark.oracle
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hw_forms")
+    H.prepare(folder, H.ARCHS)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def findings(work):
+    return H.emulate(work, verbose=False)
+
+
+def _show(diffs: dict) -> str:
+    return "\n".join(f"{k}: {v['bad']} slots, e.g. {'; '.join(v['examples'][:2])}"
+                     for k, v in sorted(diffs.items()) if v["bad"])
+
+
+def test_catalog_covers_the_brief():
+    names = {f.name for f in H.forms()}
+    for want in ("shl.b32", "shr.s64", "shf.l.clamp.b32", "shf.r.wrap.b32", "bfe.s64", "bfi.b32", "prmt.b32.f4e",
+                 "lop3.b32.0x96", "mul.hi.u64", "mad.wide.s32", "div.s64", "rem.u32", "setp.ltu.f32", "testp.subnormal.f64",
+                 "fma.rm.ftz.sat.f32", "div.rp.f64", "sqrt.rz.f32", "ex2.approx.ftz.f32", "cvt.rpi.s64.f64",
+                 "cvt.sat.u8.s32", "cvt.rz.f32.u64", "cvt.rn.bf16x2.f32", "fma.rn.bf16x2", "copysign.f32",
+                 "shfl.sync.idx.b32.half", "vote.sync.ballot.b32.half", "match.any.sync.b64", "redux.sync.min.s32",
+                 "atom.global.cas.b64", "atom.global.add.f64", "red.global.xor.b64", "atom.global.max.s64.same"):
+        assert want in names, want
+    assert len(names) > 900
+    # every operand type's edge values are in every form's cases
+    form = next(f for f in H.forms() if f.name == "add.rn.f32")
+    cols = H.operand_values(form)
+    for v in (0x80000000, 0x00000001, 0x7f800001, 0xffc12345, 0x7f800000):
+        assert v in cols[0] and v in cols[1]
+
+
+def test_emulator_matches_the_reference(findings):
+    bad = {k: v for k, v in findings["reference"].items() if v["bad"]}
+    assert not bad, "the emulator (ptxas's cubin) differs from the reference:\n" + _show(bad)
+
+
+def test_ptxc_cubin_matches_ptxas_cubin(findings):
+    known = json.loads(H.TOLERANCES.read_text()).get("ptxc_bugs", [])
+
+    def is_known(key):
+        return any(fnmatch.fnmatch(key.split(" ")[1], p) for k in known for p in k["forms"])
+    bad = {k: v for k, v in findings["ptxc_vs_ptxas"].items() if v["bad"]}
+    assert not {k: v for k, v in bad.items() if not is_known(k)}, \
+        "ptxc's cubin differs from ptxas's on the emulator:\n" + _show({k: v for k, v in bad.items() if not is_known(k)})
+    for entry in known:
+        for pattern in entry["forms"]:
+            assert any(fnmatch.fnmatch(k.split(" ")[1], pattern) for k in bad), \
+                f"{pattern} now agrees with ptxas: remove it from ptxc_bugs in {H.TOLERANCES.name}"
+
+
+def test_every_refused_launch_is_a_known_gap(findings):
+    known = json.loads(H.TOLERANCES.read_text())["launch"]
+    unknown = {}
+    for key, why in findings["launch_errors"].items():
+        form = key.split(" ")[1]
+        if not any(any(fnmatch.fnmatch(form, p) for p in k["forms"]) and k["error"] in why for k in known):
+            unknown[key] = why
+    assert not unknown, "the emulator refuses:\n" + "\n".join(f"{k}: {v}" for k, v in sorted(unknown.items()))
+
+
+@pytest.mark.parametrize("arch", H.ARCHS)
+def test_regression_forms_were_checked(work, findings, arch):
+    """The forms whose emulation was fixed (F2FP.BF16, WARPSYNC per half-warp, I2F/F2I
+    with f16, signed FLO, -0 to f16) ran and met their reference: not skipped."""
+    manifest = json.loads((work / "manifest.json").read_text())
+    ran = set()
+    for entry in manifest["groups"]:
+        if entry["arch"] == arch and "ptxas" in entry["cubins"]:
+            ran |= set(entry["ptxas_forms"])
+    refused = {k.split(" ")[1] for k in findings["launch_errors"] if k.startswith(arch) and "(ptxas)" in k}
+    for name in ("cvt.rn.bf16x2.f32", "cvt.rz.bf16.f32", "cvt.rn.f16.s32", "cvt.rz.f16.u64", "cvt.rni.s64.f16",
+                 "cvt.rn.f16.f32", "cvt.rz.f16.f32", "bfind.s32", "bfind.shiftamt.s64", "vote.sync.ballot.b32.half",
+                 "shfl.sync.idx.b32.half" if arch == "sm_89" else "bar.warp.sync.half"):
+        assert name in ran and name not in refused, name
+
+
+# ---- nvcc's sm_90 code for per-half-warp masks: WARPSYNC.EXCLUSIVE / .COLLECTIVE ------------
+HALF_WARPS = r"""
+__global__ void ballot_any(unsigned *o, const unsigned *a) {
+  unsigned t = threadIdx.x;
+  unsigned m = 0xffffu << (t & 16);
+  o[t] = __ballot_sync(m, a[t] & 1) + __any_sync(m, a[t] > 4);
+}
+__global__ void reduce_match(unsigned *o, const unsigned *a) {
+  unsigned t = threadIdx.x;
+  unsigned m = (t < 16) ? 0x0000ffffu : 0xffff0000u;
+  o[t] = __reduce_add_sync(m, a[t]) ^ __match_any_sync(m, a[t] & 3);
+}
+__global__ void divergent_shuffles(unsigned *o, const unsigned *a) {
+  unsigned t = threadIdx.x;
+  unsigned v = a[t];
+  if (t & 16) { v = __shfl_xor_sync(0xffff0000u, v, 1); } else { v = __shfl_xor_sync(0x0000ffffu, v, 2); }
+  o[t] = v;
+}
+"""
+
+
+def _half_warp_reference(name: str, a: np.ndarray) -> np.ndarray:
+    out = np.zeros(64, np.uint32)
+    for t in range(64):
+        half = [(t & ~15) + k for k in range(16)]
+        if name == "ballot_any":
+            ballot = sum(int(a[k] & 1) << (k & 31) for k in half)
+            out[t] = (ballot + int(any(a[k] > 4 for k in half))) & 0xFFFFFFFF
+        elif name == "reduce_match":
+            total = sum(int(a[k]) for k in half) & 0xFFFFFFFF
+            match = sum(1 << (k & 31) for k in half if (a[k] & 3) == (a[t] & 3))
+            out[t] = total ^ match
+        else:
+            out[t] = a[t ^ (1 if t & 16 else 2)]
+    return out
+
+
+def test_nvcc_half_warp_masks_run(tmp_path):
+    """nvcc writes WARPSYNC.EXCLUSIVE R0 (per half-warp masks) and WARPSYNC.COLLECTIVE for
+    these on sm_90; the emulator used to take lane 0's mask for the whole warp and stop
+    the launch as an illegal WARPSYNC, which the H200 runs."""
+    from ptxc.emu.device import Device
+    cu = tmp_path / "half_warps.cu"
+    cu.write_text(HALF_WARPS)
+    cubin = oracle.nvcc_cubin(cu, tmp_path / "half_warps.cubin", "sm_90").read_bytes()
+    assert "WARPSYNC.EXCLUSIVE" in oracle.cuobjdump_sass(tmp_path / "half_warps.cubin")
+    a = np.random.default_rng(5).integers(0, 10, 64).astype(np.uint32)
+    for name in ("ballot_any", "reduce_match", "divergent_shuffles"):
+        dev = Device()
+        module = dev.load(cubin, "half_warps.cubin")
+        kernel = next(module.kernel(k) for k in [f"_Z{len(name)}{name}PjPKj"])
+        pa, po = dev.malloc(a.nbytes, "a"), dev.malloc(a.nbytes, "o")
+        dev.memory.write(pa, a)
+        dev.launch(kernel, (1, 1, 1), (64, 1, 1), [po, pa], 0)
+        got = dev.memory.view(po, np.uint32, 64)
+        assert (got == _half_warp_reference(name, a)).all(), (name, got, _half_warp_reference(name, a))
+
+
+# ---- the H200 --------------------------------------------------------------------------------
+@pytest.mark.device
+def test_gpu_matches_emulator(tmp_path):
+    """On a machine with the GPU and a prepared WORK ($PTXC_HW_FORMS, from `hw_forms.py
+    prepare` + `emulate` here): the H200's slots equal the emulator's, bit for bit, up to
+    the recorded tolerances."""
+    import os
+    from ptxc.device import available
+    if not available():
+        pytest.skip("no CUDA GPU")
+    work = Path(os.environ.get("PTXC_HW_FORMS", ROOT / ".hw_forms"))
+    if not (work / "manifest.json").exists():
+        pytest.skip(f"no prepared forms in {work} (python scripts/hw_forms.py prepare {work})")
+    out = tmp_path / "gpu.json"
+    H.run_device(work, out)
+    found = H.compare(work, out, verbose=False)
+    assert not found["emulator_vs_gpu"], _show(found["emulator_vs_gpu"])
