@@ -852,7 +852,7 @@ class Group:
     out_slots: int = 0
 
 
-def groups(arch: str, max_forms: int = 64) -> list[Group]:
+def groups(arch: str, max_forms: int = 24) -> list[Group]:
     """The forms of `arch` in kernels of at most `max_forms`, one catalog group (int32,
     cvtf16, warp, ...) per kernel.  Not more: ptxas if-converts the short skip branches
     around each form, so a word the emulator cannot decode stops every form of its kernel."""
