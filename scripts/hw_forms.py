@@ -39,6 +39,7 @@ import argparse
 import fnmatch
 import json
 import math
+import os
 import struct
 import sys
 import zlib
@@ -1072,12 +1073,14 @@ def merge_form(into: dict, run: dict, entry_form: dict, ncases: int = NCASES) ->
         into[buf][slot] = run[buf][slot]
 
 
-def run_forms(launch, entry: dict, inputs: np.ndarray, forms_in: set, error_types) -> tuple[dict, dict]:
+def run_forms(launch, entry: dict, inputs: np.ndarray, forms_in: set, error_types, fatal=()) -> tuple[dict, dict]:
     """All forms in one launch; if that fails, each form (of `forms_in`) in a launch of
     its own, so that one form the machine refuses costs only its own slots.
-    Returns ({"in", "out"}, {form: error})."""
+    Returns ({"in", "out"}, {form: error}); an error of a `fatal` type goes up."""
     try:
         return launch(ALL), {}
+    except fatal:
+        raise
     except error_types as err:
         first = _why(err)
     merged = {"in": inputs.copy(), "out": np.zeros(max(entry["out_slots"], 1), np.uint64)}
@@ -1087,6 +1090,8 @@ def run_forms(launch, entry: dict, inputs: np.ndarray, forms_in: set, error_type
             continue
         try:
             merge_form(merged, launch(n), f)
+        except fatal:
+            raise
         except error_types as err:
             errors[f["name"]] = _why(err)
     if not errors:
@@ -1119,7 +1124,7 @@ def run_emulator(cubin: bytes, entry: dict, inputs: np.ndarray, forms_in: set) -
 
 
 def run_gpu(gpu, cubin: bytes, entry: dict, inputs: np.ndarray, forms_in: set) -> tuple[dict, dict]:
-    from ptxc.device.driver_api import DeviceError
+    from ptxc.device.driver_api import DeviceError, DeviceTimeout
     n_out = max(entry["out_slots"], 1)
     state = {}
 
@@ -1139,12 +1144,14 @@ def run_gpu(gpu, cubin: bytes, entry: dict, inputs: np.ndarray, forms_in: set) -
             gpu.download(state["pin"], fin)
             gpu.download(state["pout"], fout)
             return {"in": fin, "out": fout}
+        except DeviceTimeout:
+            raise
         except DeviceError:
             state.clear()       # a fault takes the context, its modules and memory with it
             gpu.recover()
             raise
     try:
-        return run_forms(launch, entry, inputs, forms_in, (DeviceError,))
+        return run_forms(launch, entry, inputs, forms_in, (DeviceError,), fatal=(DeviceTimeout,))
     finally:
         if state:
             gpu.free(state["pin"])
@@ -1152,10 +1159,12 @@ def run_gpu(gpu, cubin: bytes, entry: dict, inputs: np.ndarray, forms_in: set) -
             state["module"].unload()
 
 
-def run_device(work: Path, json_out: Path) -> int:
-    """On the GPU: every sm_90 cubin (ptxas's and ptxc's), all slots to json_out."""
-    from ptxc.device.driver_api import GPU, DeviceError
-    gpu = GPU()
+def run_device(work: Path, json_out: Path, gpu=None) -> int:
+    """On the GPU: every sm_90 cubin (ptxas's and ptxc's), all slots to json_out.  A
+    kernel that never ends (DeviceTimeout: the GPU has no watchdog) ends the run, with
+    what ran so far written."""
+    from ptxc.device.driver_api import GPU, DeviceError, DeviceTimeout
+    gpu = gpu or GPU()
     manifest = json.loads((work / "manifest.json").read_text())
     report = {"gpu": gpu.describe(), "results": {}}
     failures = 0
@@ -1170,6 +1179,11 @@ def run_device(work: Path, json_out: Path) -> int:
                 report["results"][key] = {"in": [f"{v:x}" for v in res["in"].tolist()],
                                           "out": [f"{v:x}" for v in res["out"].tolist()], "form_errors": errors}
                 print(f"{key}: ran" + (f"; {len(errors)} forms failed: {errors}" if errors else ""), flush=True)
+            except DeviceTimeout as err:
+                report["results"][key] = {"error": str(err)}
+                json_out.write_text(json.dumps(report))
+                print(f"{key}: {err}; stopping (results so far in {json_out})", flush=True)
+                os._exit(3)         # the kernel still runs: only ending the process frees the GPU
             except DeviceError as err:
                 failures += 1
                 report["results"][key] = {"error": str(err)}
@@ -1394,7 +1408,8 @@ def main(argv=None) -> int:
         for sect in ("launch_errors", "reference", "ptxc_vs_ptxas"):
             print(f"== {sect}: {len(f[sect])}")
             for k, v in sorted(f[sect].items()):
-                print(f"  {k}: {v if isinstance(v, str) else str(v['bad']) + ' slots; ' + '; '.join(v['examples'][:2])}")
+                if isinstance(v, str) or v["bad"]:
+                    print(f"  {k}: {v if isinstance(v, str) else str(v['bad']) + ' slots; ' + '; '.join(v['examples'][:2])}")
         return 0
     if args.cmd == "run":
         return run_device(args.work.resolve(), args.json)

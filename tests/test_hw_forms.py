@@ -29,7 +29,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import hw_forms as H  # noqa: E402
 
-pytestmark = pytest.mark.oracle
 
 
 @pytest.fixture(scope="module")
@@ -66,11 +65,13 @@ def test_catalog_covers_the_brief():
         assert v in cols[0] and v in cols[1]
 
 
+@pytest.mark.oracle
 def test_emulator_matches_the_reference(findings):
     bad = {k: v for k, v in findings["reference"].items() if v["bad"]}
     assert not bad, "the emulator (ptxas's cubin) differs from the reference:\n" + _show(bad)
 
 
+@pytest.mark.oracle
 def test_ptxc_cubin_matches_ptxas_cubin(findings):
     known = json.loads(H.TOLERANCES.read_text()).get("ptxc_bugs", [])
 
@@ -85,6 +86,7 @@ def test_ptxc_cubin_matches_ptxas_cubin(findings):
                 f"{pattern} now agrees with ptxas: remove it from ptxc_bugs in {H.TOLERANCES.name}"
 
 
+@pytest.mark.oracle
 def test_every_refused_launch_is_a_known_gap(findings):
     known = json.loads(H.TOLERANCES.read_text())["launch"]
     unknown = {}
@@ -95,6 +97,7 @@ def test_every_refused_launch_is_a_known_gap(findings):
     assert not unknown, "the emulator refuses:\n" + "\n".join(f"{k}: {v}" for k, v in sorted(unknown.items()))
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize("arch", H.ARCHS)
 def test_regression_forms_were_checked(work, findings, arch):
     """The forms whose emulation was fixed (F2FP.BF16, WARPSYNC per half-warp, I2F/F2I
@@ -148,6 +151,7 @@ def _half_warp_reference(name: str, a: np.ndarray) -> np.ndarray:
     return out
 
 
+@pytest.mark.oracle
 def test_nvcc_half_warp_masks_run(tmp_path):
     """nvcc writes WARPSYNC.EXCLUSIVE R0 (per half-warp masks) and WARPSYNC.COLLECTIVE for
     these on sm_90; the emulator used to take lane 0's mask for the whole warp and stop
@@ -170,6 +174,78 @@ def test_nvcc_half_warp_masks_run(tmp_path):
 
 
 # ---- the H200 --------------------------------------------------------------------------------
+class EmulatedGPU:
+    """The emulator behind ptxc.device's GPU interface (what run_device calls), so that
+    the device step's plumbing is tested here: `run` then `compare` must agree."""
+
+    def __init__(self):
+        from ptxc.emu.device import Device
+        self.dev = Device()
+
+    def describe(self):
+        return "the emulator standing in for a GPU"
+
+    def load_cubin(self, data, filename, arch):
+        dev = self.dev
+
+        class Module:
+            def __init__(self):
+                self.module = dev.load(data, filename)
+
+            def function(self, name):
+                return self.module.kernel(name)
+
+            def unload(self):
+                pass
+        return Module()
+
+    def alloc(self, nbytes):
+        return self.dev.malloc(nbytes)
+
+    def free(self, address):
+        pass
+
+    def upload(self, address, array):
+        self.dev.memory.write(address, array)
+
+    def download(self, address, array):
+        array[:] = self.dev.memory.view(address, array.dtype, array.size)
+
+    def launch(self, function, grid, block, params, shared=0, repeat=1, timeout=None):
+        from ptxc.device.driver_api import DeviceError
+        from ptxc.emu.device import LaunchError
+        args = [int.from_bytes(params[0:8], "little"), int.from_bytes(params[8:16], "little"), params[16:20]]
+        try:
+            self.dev.launch(function, grid, block, args, shared, max_steps=10_000_000)
+        except LaunchError as err:
+            raise DeviceError(str(err)) from None
+        return 0.0
+
+    def recover(self):
+        pass
+
+
+@pytest.mark.oracle
+def test_device_step_plumbing(tmp_path):
+    """prepare -> emulate -> run (on the emulator standing in for the GPU) -> compare: no
+    difference, and a launch the machine refuses is reported per form."""
+    work = tmp_path / "w"
+    H.prepare(work, ("sm_90",), True, "shf.*")
+    H.emulate(work, verbose=False)
+    out = tmp_path / "gpu.json"
+    H.run_device(work, out, EmulatedGPU())
+    report = json.loads(out.read_text())
+    assert report["results"] and all("error" not in r for r in report["results"].values())
+    found = H.compare(work, out, verbose=False)
+    assert not found["emulator_vs_gpu"] and not found["ptxc_vs_ptxas_on_gpu"] and not found["errors"], found
+    # a GPU that gives other bits is caught, form by form
+    first = next(iter(report["results"].values()))
+    first["out"][0] = "deadbeef"
+    out.write_text(json.dumps(report))
+    found = H.compare(work, out, verbose=False)
+    assert list(found["emulator_vs_gpu"]) == ["shf.l.wrap.b32"], found["emulator_vs_gpu"]
+
+
 @pytest.mark.device
 def test_gpu_matches_emulator(tmp_path):
     """On a machine with the GPU and a prepared WORK ($PTXC_HW_FORMS, from `hw_forms.py
