@@ -5,9 +5,10 @@
     python scripts/fuzz_kernels.py differential --seeds 0:20 --arch sm_90 --style statements
     python scripts/fuzz_kernels.py mutate --kind ptx --count 400 --seed 1   # bad input, no internal error
 
-`differential` writes a kernel of random integer expressions (`--style expressions`) or
+`differential` writes a kernel of random integer expressions (`--style expressions`),
 of random statements over variables of every integer type, float and double (`--style
-statements`), free of undefined behaviour by construction (unsigned or bounded signed
+statements`), or of random if/else shapes whose arms are empty, dead or live (`--style
+regions`), free of undefined behaviour by construction (unsigned or bounded signed
 arithmetic, divisors made nonzero, shift counts masked, floats converted only inside
 their integer range).  nvcc's cubin, ptxc's own cubin and ptxas's cubin of ptxc's PTX
 run its LAUNCH line on the emulator (ptxc's with the hazard checker); every output must
@@ -184,6 +185,82 @@ class Statements:
         return "\n".join([HEAD[0].format(n=768)] + HEAD[1:] + body + outs + ["}"]) + "\n"
 
 
+class Regions:
+    """Random control-flow shapes whose arms are empty, dead or live: if/else regions
+    nested up to three deep, in loops and in helpers, each arm nothing, only values
+    nobody reads (sinf, a division: the code remove_dead_code deletes, leaving the
+    region empty), a few live statements, or another region.  What if_convert,
+    remove_dead_code and simplify_cfg must leave equivalent."""
+    CONDITIONS = ["(x & {m}) != 0", "(y & {m}) == 0", "u0 < {k}u", "u1 > {k}u", "x < y", "(int)u2 > {k}",
+                  "f0 < {k}.0f", "(u3 & 1u)"]
+    LIVE = ["u{a} = u{a} << 1;", "u{a} += (unsigned)x;", "u{a} ^= u{b};", "u{a} = u{b} * 3u + {k}u;", "u{a}++;",
+            "f0 = 0.0f;", "f{c} = f{c} * 0.5f;", "f{c} = f{c} + 1.0f;", "f1 = (float)u{a};", "u{a} = (unsigned)(f{c} * 0.25f);"]
+    DEAD = ["float unused{n} = sinf(f{c});", "unsigned unused{n} = u{a} / (u{b} | 1u);",
+            "float unused{n} = sqrtf(f{c}) * 3.0f;", "unsigned unused{n} = u{a} * {k}u + u{b};",
+            "double unused{n} = (double)u{a} / 7.0;"]
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.names = 0
+
+    def fill(self, pattern: str) -> str:
+        rng = self.rng
+        self.names += 1
+        return pattern.format(a=rng.randint(0, 3), b=rng.randint(0, 3), c=rng.randint(0, 1), k=rng.randint(0, 9),
+                              m=rng.choice([1, 2, 4, 8, 0x10, 0x100]), n=self.names)
+
+    def arm(self, depth: int, indent: str) -> list:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.25:
+            return []
+        if r < 0.5:
+            return [indent + self.fill(rng.choice(self.DEAD)) for _ in range(rng.randint(1, 2))]
+        if r < 0.7 and depth > 0:
+            return self.region(depth - 1, indent)
+        lines = [indent + self.fill(rng.choice(self.LIVE)) for _ in range(rng.randint(1, 3))]
+        if rng.random() < 0.3:
+            lines.insert(rng.randint(0, len(lines)), indent + self.fill(rng.choice(self.DEAD)))
+        return lines
+
+    def region(self, depth: int, indent: str = "    ") -> list:
+        rng = self.rng
+        cond = self.fill(rng.choice(self.CONDITIONS))
+        inner = indent + "    "
+        lines = [f"{indent}if ({cond}) {{"] + self.arm(depth, inner)
+        if rng.random() < 0.5:
+            lines += [f"{indent}}} else {{"] + self.arm(depth, inner)
+        lines.append(f"{indent}}}")
+        if rng.random() < 0.15:
+            lines = [f"{indent}for (int j{self.names} = 0; j{self.names} < (x & 3); j{self.names}++) {{"] + \
+                    ["    " + line for line in lines] + [f"{indent}}}"]
+        return lines
+
+    def helper(self, k: int) -> list:
+        """`unsigned hK(unsigned a)`: an empty or dead if, then a use of its argument."""
+        rng = self.rng
+        body = rng.choice(["", f"unsigned d = a / (a | 3u);", "float d = sinf((float)a);"])
+        return [f"__device__ unsigned h{k}(unsigned a) {{",
+                f"    if (a < {rng.randint(1, 9)}u) {{ {body} }}",
+                f"    return a {rng.choice(['<<', '>>'])} {rng.randint(1, 4)};", "}"]
+
+    def kernel(self) -> str:
+        rng = self.rng
+        helpers = [line for k in range(2) for line in self.helper(k)]
+        body = ["    unsigned u0 = (unsigned)x, u1 = (unsigned)y, u2 = (unsigned)x >> 16, u3 = (unsigned)L;",
+                "    float f0 = (float)(x & 0xffff) * 0.25f, f1 = (float)(y & 0xff);"]
+        for _ in range(rng.randint(2, 4)):
+            body += self.region(rng.randint(0, 2))
+            if rng.random() < 0.4:
+                body.append(f"    u{rng.randint(0, 3)} = h{rng.randint(0, 1)}(u{rng.randint(0, 3)});")
+        outs = [f"    out[i * 6 + {k}] = {v};" for k, v in
+                enumerate(["u0", "u1", "u2", "u3", "__float_as_uint(f0)", "__float_as_uint(f1)"])]
+        return "\n".join([HEAD[0].format(n=768)] + helpers + HEAD[1:] + body + outs + ["}"]) + "\n"
+
+
+STYLES = {"expressions": Expressions, "statements": Statements, "regions": Regions}
+
+
 # ---- running both compilers ----------------------------------------------------------------
 def _quiet(argv: list) -> tuple[int, str]:
     from ptxc.cli import main
@@ -259,7 +336,7 @@ def differential(args) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(first, last):
             rng = random.Random(seed)
-            source = (Expressions(rng) if args.style == "expressions" else Statements(rng)).kernel()
+            source = STYLES[args.style](rng).kernel()
             problems = compare(outputs(source, Path(tmp), args.arch), 6)
             table_only = problems and all("does not run" in p for p in problems)
             if problems:
@@ -397,7 +474,7 @@ def main() -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("differential", help="random kernels: ptxc's results against nvcc's")
     d.add_argument("--seeds", default="0:20", help="FIRST:LAST (LAST excluded)")
-    d.add_argument("--style", choices=("expressions", "statements"), default="expressions")
+    d.add_argument("--style", choices=tuple(STYLES), default="expressions")
     d.add_argument("--arch", default="sm_89", choices=("sm_89", "sm_90"))
     d.add_argument("--out", default="fuzz-found")
     r = sub.add_parser("reduce", help="find the smallest subexpression of an output that differs")
