@@ -258,7 +258,64 @@ class Regions:
         return "\n".join([HEAD[0].format(n=768)] + helpers + HEAD[1:] + body + outs + ["}"]) + "\n"
 
 
-STYLES = {"expressions": Expressions, "statements": Statements, "regions": Regions}
+class Params:
+    """Helpers that write their by-value parameters (compound assignment, ++/--,
+    assignment, through a pointer to it), called with the caller's variables of every
+    integer type, casts of them and expressions, under branches and in loops; every
+    caller variable is an output, so a callee's write that leaks into its argument
+    shows."""
+    TYPES = ["int", "unsigned", "long long", "unsigned long long", "short", "unsigned short", "signed char",
+             "unsigned char", "bool", "float", "double"]
+    WRITES = ["p += 2;", "p++;", "--p;", "p = ({t})(p * 3);", "p ^= 5;", "p <<= 1;", "p = ({t})7;",
+              "{{ {t} *q = &p; *q = ({t})(*q + 1); }}", "p -= ({t})1;"]
+    FLOAT_WRITES = ["p += 2;", "p++;", "p = p * 0.5f;", "{{ {t} *q = &p; *q = *q + 1; }}", "p = 3;"]
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def helper(self, k: int, t: str) -> list:
+        rng = self.rng
+        writes = self.FLOAT_WRITES if t in ("float", "double") else self.WRITES
+        body = [f"    {rng.choice(writes).format(t=t)}" for _ in range(rng.randint(1, 3))]
+        if t == "bool":
+            body = ["    p = !p;", "    { bool *q = &p; *q = !*q; }"][:rng.randint(1, 2)]
+        ret = "(unsigned long long)(long long)(p * 4.0)" if t in ("float", "double") else \
+            "(-(unsigned long long)p) * (unsigned long long)p"
+        return [f"__device__ unsigned long long h{k}({t} p) {{"] + body + [f"    return {ret};", "}"]
+
+    def kernel(self) -> str:
+        rng = self.rng
+        types = [rng.choice(self.TYPES) for _ in range(3)]
+        helpers = [line for k, t in enumerate(types) for line in self.helper(k, t)]
+        vars_ = [(f"c{k}", rng.choice(self.TYPES[:8])) for k in range(3)]
+        body = [f"    {t} {v} = ({t})((x >> {k * 5}) & 0xffff);" for k, (v, t) in enumerate(vars_)]
+        body.append("    unsigned long long r = 0;")
+        for _ in range(rng.randint(2, 4)):
+            k = rng.randrange(3)
+            v, t = rng.choice(vars_)
+            arg = rng.choice([v, f"({types[k]}){v}", f"({types[k]})({v} + 1)"])
+            call = f"r += h{k}({arg});"
+            seen = f"r = r * 3u + (unsigned long long)(long long)({arg});"   # the argument's value, remembered
+            if rng.random() < 0.6:
+                body.append(f"    {seen}")
+            shape = rng.random()
+            if shape < 0.4:
+                body.append(f"    if ((y & {1 << rng.randint(0, 4)}) != 0) {call}")
+            elif shape < 0.6:
+                body.append(f"    for (int j = 0; j < (y & 3); j++) {{ {call} }}")
+            else:
+                body.append(f"    {call}")
+            if rng.random() < 0.6:
+                body.append(f"    {seen}")
+            if rng.random() < 0.3:
+                body.append(f"    {v} = ({t})({v} + 1);")
+        outs = [f"    out[i * 6 + {k}] = (unsigned long long){v};" for k, (v, _) in enumerate(vars_)]
+        outs += ["    out[i * 6 + 3] = r;", "    out[i * 6 + 4] = (unsigned long long)(c0 + c1);",
+                 "    out[i * 6 + 5] = (unsigned long long)(c2 * 3);"]
+        return "\n".join([HEAD[0].format(n=768)] + helpers + HEAD[1:] + body + outs + ["}"]) + "\n"
+
+
+STYLES = {"expressions": Expressions, "statements": Statements, "regions": Regions, "params": Params}
 
 
 # ---- running both compilers ----------------------------------------------------------------
