@@ -88,3 +88,19 @@ def test_issue_case(arch, tmp_path, capsys):
 @pytest.mark.parametrize("kind", sorted(WRITES))
 def test_parameter_writes_stay_in_the_callee(kind, arch, tmp_path, capsys):
     check(kernel(kind), arch, tmp_path, capsys, kind)
+
+
+def deep_sum(depth: int) -> str:
+    expr = "x" + "".join(f" + (a[{k % 4}]" for k in range(depth)) + ")" * depth
+    return ("// LAUNCH: k grid=1 block=32 a=i32[4]:randint(0,9) o=i32[32]:zero\n"
+            f"__global__ void k(const int *a, int *o) {{ int x = threadIdx.x; o[x] = {expr}; }}\n")
+
+
+def test_an_expression_3000_deep_compiles_as_nvccs_does(tmp_path, capsys):
+    """Issue 16: nesting 495 deep was an internal error (RecursionError in sema); nvcc
+    takes 3,000.  Far deeper input is a diagnostic, not a traceback."""
+    check(deep_sum(3000), "sm_89", tmp_path, capsys, "deep")
+    from ptxc.diagnostics import CompileError
+    from ptxc.frontend import compile_cuda
+    with pytest.raises(CompileError, match="unsupported feature: code nested more than"):
+        compile_cuda(deep_sum(60000), "deeper.cu")

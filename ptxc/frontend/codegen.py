@@ -32,6 +32,7 @@ from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from ..ptx import ir
 from . import ast as A
 from . import sema as S
+from .sema import NESTING_LIMIT
 from .mangle import mangle_static_local
 from . import mathlib
 from .builtins import BUILTINS
@@ -2468,6 +2469,11 @@ class ModuleCodegen:
             line, col = loc if loc and loc[0] > 0 else fsym.loc
             self.diagnostics.append(Diagnostic(f"unsupported feature: {exc.feature}",
                                                SourceLoc(self.filename, line, col)))
+            return None
+        except RecursionError:
+            self.diagnostics.append(Diagnostic(
+                f"unsupported feature: code nested more than about {NESTING_LIMIT} levels deep",
+                SourceLoc(self.filename, *fsym.loc)))
             return None
         except Exception as exc:  # a bug in ptxc, not in the user's code: say so plainly
             if os.environ.get("PTXC_TRACEBACK"):
