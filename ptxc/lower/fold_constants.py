@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..sass.ir import CBank, Imm, Instr, Reg, RZ
-from .vregs import encodable, read_units_among, write_counts
+from .vregs import keeps_operation, read_units_among, write_counts
 
 COMMUTATIVE = {"IADD3": (0, 1), "IMAD": (0, 1), "FADD": (0, 1), "FMUL": (0, 1), "FFMA": (0, 1),
                "DADD": (0, 1), "DMUL": (0, 1), "DFMA": (0, 1), "IMNMX": (0, 1), "VIMNMX": (0, 1), "FMNMX": (0, 1)}
@@ -57,6 +57,8 @@ def constant_units(func) -> dict:
         dst, src = instr.dsts[0], instr.srcs[0]
         if writes.get(dst.key(), 0) != 1:
             continue
+        if isinstance(src, CBank) and (src.neg or src.abs):
+            continue    # not the bank's value: a reader's own -/|..| would replace these flags
         if isinstance(src, (CBank, Imm)) and getattr(src, "index", None) is None:
             constants[dst.key()] = src if not isinstance(src, Imm) else Imm(src.bits, "int")
         elif isinstance(src, Reg) and src.is_zero and src.file == "R":
@@ -128,16 +130,17 @@ def fold_instr(instr: Instr, constants: dict, arch: str = "sm_89") -> None:
         if not (isinstance(instr.srcs[slot], Reg) and instr.srcs[slot].virtual):
             continue   # folded already (an earlier, better candidate of the same slot)
         trial = _with(instr, slot, value)
-        if _acceptable(trial, value, arch):
+        if _acceptable(instr, trial, value, arch):
             _adopt(instr, trial)
             continue
         swapped = _swapped(trial)
-        if swapped is not None and _acceptable(swapped, value, arch):
+        if swapped is not None and _acceptable(instr, swapped, value, arch):
             _adopt(instr, swapped)
 
 
-def _acceptable(trial: Instr, value, arch: str) -> bool:
-    if encodable(trial, arch):
+def _acceptable(instr: Instr, trial: Instr, value, arch: str) -> bool:
+    """Whether `trial` (`instr` with `value` folded in) encodes as the operation `instr` is."""
+    if keeps_operation(instr, trial, arch):
         return True
     # The bank wins the slot: an immediate elsewhere may move into a register.
     if isinstance(value, CBank):
@@ -146,7 +149,7 @@ def _acceptable(trial: Instr, value, arch: str) -> bool:
             probe = Instr(trial.op, trial.mods, trial.dsts,
                           [Reg("R", 0, virtual=True) if k in others else op for k, op in enumerate(trial.srcs)],
                           trial.pred)
-            return encodable(probe, arch)
+            return keeps_operation(instr, probe, arch)
     return False
 
 
