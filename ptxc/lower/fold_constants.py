@@ -7,7 +7,13 @@ sm_89 ALU forms take one non-register source, usually in the second slot (or the
 third of a three-source op).  A 64-bit source folds when both of its halves are
 constants: two consecutive words of a bank (`IMAD.WIDE ..., c[0x0][0x160]`), a
 double whose low word is zero (`DMUL R2, R4, 1000`), or zero (RZ).  A negated or
-absolute source folds with its flag (a negated integer immediate is negated).
+absolute source folds with its flag (a negated integer immediate is negated); a MOV
+of a negated or absolute bank value is no constant (its reader's flags would replace
+the MOV's: the lost minus of issue 16's division by a parameter).  A fold keeps the
+instruction's operation (vregs.keeps_operation: the word's opcode bits 0-8): under one
+mnemonic the table has forms of two operations (sm_89's I2F 0x106 and its 64-bit
+converter 0x112), and the encoder's first fitting form for `I2F.U32.RP R, c[..]` was
+the 64-bit one, a word nvdisasm rejects; the I2F then reads a register.
 When two sources want the one slot, the constant bank wins and the immediate is
 left for legalize_operands to move into a register, as ptxas does (vadd's
 `MOV R7, 0x4` serves all three IMAD.WIDE).  Commutative operations swap a

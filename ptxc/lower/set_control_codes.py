@@ -26,6 +26,9 @@ Guarantees, for every instruction:
 - yield bits and reuse flags follow ptxas's rules; padding gets ptxas's codes;
 - a CALL or RET waits on every scoreboard still pending there: the code on the
   other side (a subroutine, a caller) is scheduled apart and expects nothing in flight.
+Scoreboard states propagate over the CFG to their fixed point, however many rounds
+that takes (a kernel of sixteen 64-bit divisions needs 14; a cap of 4 lost a STG's
+read-scoreboard wait).
 A dependency that would need a single stall above 15 cycles is clamped to 15
 (no latency in the sm_89 table comes near that).
 """

@@ -12,6 +12,12 @@ opcode says; ptxas does not emit them, so neither do we:
     PLOP3.LUT d, PT, a, b, c, lut, 0x0         ==>  a copy of a, !a, PT or !PT when the
                                                     constant inputs (PT, !PT) decide it
 
+An operand with a modifier never becomes a MOV's source: MOV has no modifier fields,
+and `IMAD.MOV R, RZ, RZ, -c[0x0][0x178]` (the -d that ptxas's unsigned division starts
+from, with d a kernel parameter) is a negation, not a copy.  Turning it into
+`MOV R, -c[..]` let fold_constants take the bank value without its minus: issue 16's
+u32 quotients by a parameter, about twice nvcc's, on sm_89 and sm_90.
+
 Predicate copies are propagated into their readers (a guard, a SEL's selector, a
 compare's combining input: every predicate operand takes `!`), so that
 `not.pred` / `xor.pred p, q, 0` cost nothing; register copies go through
