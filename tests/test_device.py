@@ -443,3 +443,16 @@ def test_check_device_agrees(gpu, name, args, tmp_path):
                 str(TESTSUITE / f"{name}.cu"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ": ok (" in proc.stdout and "ptxc/nvcc x" in proc.stdout and "geometric mean" in proc.stdout
+
+
+@pytest.mark.device
+def test_division_by_a_parameter_agrees_on_the_gpu(gpu, tmp_path):
+    """Issue 16: ptxc's sm_90 cubin divided full-range u32 values by a kernel parameter of
+    7 wrong on the H200 (4096 of 8192 elements; quotients about twice nvcc's).  Every
+    launch of testsuite/int_div_param.cu (every width, signed and unsigned, several
+    parameter values) gives nvcc's cubin's buffers on the GPU."""
+    proc = ptxc("check", "--device", "--repeat=1",
+                f"--nvcc-cubin={nvcc_cubin_file('int_div_param', gpu.arch, tmp_path)}",
+                str(TESTSUITE / "int_div_param.cu"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ": ok (" in proc.stdout and "differ" not in proc.stdout, proc.stdout
