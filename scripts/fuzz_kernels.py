@@ -319,24 +319,31 @@ def _quiet(argv: list) -> tuple[int, str]:
     return rc, err.getvalue()
 
 
-def reference_run(cu: Path, source: str, launches: list, work: Path, arch: str, nvcc_cubin: Path | None = None):
-    """(who, SpecRun) of NVIDIA's code for `cu` on the emulator: nvcc's cubin, or, where
+def reference_cubin(cu: Path, source: str, launches: list, work: Path, arch: str,
+                    nvcc_cubin: Path | None = None) -> tuple[str, Path]:
+    """(who, path) of NVIDIA's cubin for `cu` that the emulator runs: nvcc's, or, where
     the emulator cannot run that (a word its table has no form for yet: sm_90's
     `I2F.U32.RP R6, UR6`), ptxas -O0's cubin of nvcc's PTX, NVIDIA's code for the same
-    source in shapes the table knows.  Raises what the last attempt raised."""
+    source in shapes the table knows."""
+    return reference_run(cu, source, launches, work, arch, nvcc_cubin)[::2]
+
+
+def reference_run(cu: Path, source: str, launches: list, work: Path, arch: str, nvcc_cubin: Path | None = None):
+    """(who, SpecRun, cubin path) of reference_cubin's cubin on the emulator.  Raises
+    what the last attempt raised."""
     from ptxc.emu.specrun import run_launches
     if nvcc_cubin is None:
         nvcc_cubin = work / f"{cu.stem}.nvcc.cubin"
         oracle.run("nvcc", f"-arch={arch}", "-cubin", "-o", str(nvcc_cubin), str(cu))
     try:
-        return "nvcc", run_launches(nvcc_cubin.read_bytes(), launches, source, str(cu))
+        return "nvcc", run_launches(nvcc_cubin.read_bytes(), launches, source, str(cu)), nvcc_cubin
     except Exception as exc:        # noqa: BLE001 -- only a word the emulator lacks falls back
         if "no form" not in str(exc) and "not supported by the emulator" not in str(exc):
             raise
     ptx, cubin = work / f"{cu.stem}.nvcc.ptx", work / f"{cu.stem}.ptxas-O0.cubin"
     oracle.run("nvcc", f"-arch={arch}", "-ptx", "-o", str(ptx), str(cu))
     oracle.run("ptxas", "-O0", f"-arch={arch}", "-o", str(cubin), str(ptx))
-    return "ptxas -O0 of nvcc's PTX", run_launches(cubin.read_bytes(), launches, source, str(cu))
+    return "ptxas -O0 of nvcc's PTX", run_launches(cubin.read_bytes(), launches, source, str(cu)), cubin
 
 
 def outputs(source: str, work: Path, arch: str) -> dict:
@@ -365,7 +372,7 @@ def outputs(source: str, work: Path, arch: str) -> dict:
             continue
         try:
             if who == "nvcc":       # nvcc's cubin, or ptxas -O0's of nvcc's PTX where the emulator lacks a word
-                found["reference"], result = reference_run(cu, source, launches, work, arch, path)
+                found["reference"], result, _ = reference_run(cu, source, launches, work, arch, path)
             else:
                 result = run_launches(path.read_bytes(), launches, source, str(cu), check_hazards=who == "ptxc")
         except Exception as exc:   # noqa: BLE001 -- reported, not raised

@@ -16,8 +16,9 @@ them all.
 
 NVIDIA's code is nvcc's cubin where the emulator runs it, else ptxas -O0's cubin of
 nvcc's PTX (fuzz_kernels.reference_run): the emulator's table lacks some of nvcc's sm_90
-uniform-register words yet.  testsuite/int_div_param.cu is the division case on its own
-(also run on the H200 by scripts/device_check.py).
+uniform-register words yet.  testsuite/regress/int_div_param.cu is the division case on
+its own, checked here with `ptxc check` and on the H200 (tests/test_device.py,
+scripts/device_check.py).
 """
 from __future__ import annotations
 
@@ -204,6 +205,24 @@ def ptxc_cubin(cu: Path, arch: str) -> Path:
     return out
 
 
+DIVISION = ROOT / "testsuite" / "regress" / "int_div_param.cu"
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_division_by_a_parameter(tmp_path, arch, capsys):
+    """Issue 16's kernel and its siblings (every width, signed and unsigned, parameters
+    7, 0x80000001, -7, 1000003, 0x100000003), full-range dividends: `ptxc check` against
+    NVIDIA's cubin.  Before the fix 8192 of 8192 quotients and remainders of div_u32 by 7
+    differed on both targets."""
+    from ptxc.emu.cli import check_command
+    from ptxc.emu.launch_spec import parse_file
+    text = DIVISION.read_text()
+    who, cubin = fuzz_kernels.reference_cubin(DIVISION, text, parse_file(text, str(DIVISION)), tmp_path, arch)
+    status = check_command([str(DIVISION), f"-arch={arch}", f"--nvcc-cubin={cubin}"])
+    out = capsys.readouterr().out
+    assert status == 0 and ": ok (30 buffers agree)" in out, f"against {who}:\n{out}"
+
+
 @pytest.mark.parametrize("arch", ARCHS)
 def test_nvdisasm_accepts_every_word(generated, arch):
     """cuobjdump -sass (nvdisasm inside) prints ptxc's cubin without an error, and exactly
@@ -237,7 +256,7 @@ def test_results_equal_nvidias(generated, arch):
     cu, text, names = generated
     launches = parse_file(text, str(cu))
     ours = run_launches(ptxc_cubin(cu, arch).read_bytes(), launches, text, str(cu), check_hazards=True)
-    who, theirs = fuzz_kernels.reference_run(cu, text, launches, cu.parent, arch)
+    who, theirs, _ = fuzz_kernels.reference_run(cu, text, launches, cu.parent, arch)
     assert not ours.hazards, ours.hazards[:3]
     wrong = []
     for kernel_name, whats in names.items():

@@ -4,6 +4,8 @@
 // `IMAD.MOV R, RZ, RZ, -c[0x0][d]` into a MOV and fold_constants then folded the bank
 // value without its minus sign.  Every width, signed and unsigned, by parameters of
 // several magnitudes; a second launch of each kernel reuses the same dividends.
+// (In testsuite/regress/ until the emulator's tables run nvcc's code of it: nvcc's sm_90
+// cubin holds I2F.U32.RP R, UR and sm_89's UISETP.LE forms they lack; then it moves up.)
 // LAUNCH: div_u32 grid=32 block=256 x=u32[8192]:rand q=u32[8192]:zero r=u32[8192]:zero d=7
 // LAUNCH: div_u32 grid=32 block=256 x=u32[8192]:rand qb=u32[8192]:zero rb=u32[8192]:zero d=0x80000001
 // LAUNCH: div_s32 grid=32 block=256 sx=i32[8192]:rand sq=i32[8192]:zero sr=i32[8192]:zero d=-7
