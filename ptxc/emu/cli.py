@@ -1,7 +1,7 @@
 """`ptxc run` and `ptxc check`: the emulator's two commands (ptxc/cli.py registers them),
 and the same on a real GPU with --device.
 
-    ptxc run prog.cu [--with=nvcc] [--trace-launch] [--max-steps=N] [--check-hazards]
+    ptxc run prog.cu [--with=nvcc] [--trace-launch] [--max-steps=N] [--check-hazards] [-- ARGS...]
     ptxc check kernels.cu [--max-steps=N] [--check-hazards] [--isolate]
     ptxc run --device prog.cu [--with=nvcc | --nvcc-cubin=F] [--ptx [--ptx-version=V]] [-arch=A]
     ptxc check --device kernels.cu [--ptx] [--nvcc-cubin=F] [--repeat=N] [-arch=A]
@@ -14,7 +14,8 @@ driver's JIT compiles (`.version` the newest that driver takes, or --ptx-version
 `check --device` also times each launch (CUDA events, the mean of --repeat launches
 after a warm-up) and gives the ratio ptxc/nvcc.
 
-All return an exit status and print errors as `file:line:col: error: ...` (or the
+`ptxc run` passes what follows `--` to main() as argv[1:] and exits with main's
+return value (or exit()'s status).  All return an exit status and print errors as `file:line:col: error: ...` (or the
 emulator's sanitizer report), `ptxc: error: no CUDA GPU available: ...` without a GPU,
 never a traceback; numba is imported only when a kernel is about to run on the emulator.
 """
@@ -49,12 +50,12 @@ def _print_error(exc) -> None:
 EMULATED_ARCHS = ("sm_89", "sm_90")     # what ptxc.emu.device.Device loads
 
 
-def nvcc_cubin(path: str, arch: str = "sm_89") -> bytes:
+def nvcc_cubin(path: str, arch: str = "sm_89", flags: list[str] = ()) -> bytes:
     from .. import oracle
     try:
         with tempfile.TemporaryDirectory(prefix="ptxc-") as tmp:
             out = Path(tmp) / "x.cubin"
-            oracle.nvcc_cubin(path, out, arch)
+            oracle.nvcc_cubin(path, out, arch, flags)
             return out.read_bytes()
     except oracle.OracleMissing as exc:
         raise CompileError(Diagnostic(f"--with=nvcc: {exc}")) from None
@@ -159,6 +160,8 @@ def _device_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ptx", action="store_true",
                    help="with --device: load ptxc's PTX text (run --with=nvcc: nvcc's) through the driver's "
                         "JIT instead of a cubin")
+    from ..frontend.preprocess import Options
+    Options.add_arguments(p)
     p.add_argument("--ptx-version", metavar="V",
                    help="with --ptx: the PTX .version to write (default: the newest the driver's JIT takes)")
     p.add_argument("--nvcc-cubin", metavar="FILE",
@@ -167,6 +170,12 @@ def _device_options(p: argparse.ArgumentParser) -> None:
                    help="with --device: seconds a kernel may run (the GPU has no watchdog; default 60)")
     p.add_argument("-arch", default=None,
                    help="target: sm_89 (default) or sm_90 on the emulator; with --device, default the GPU's own (sm_90 on an H200)")
+
+
+def _pp_options(args):
+    """The preprocessor's -I/-D/-U of the command line (none where a parser lacks them)."""
+    from ..frontend.preprocess import Options
+    return Options.from_args(args) if hasattr(args, "include_dirs") else Options()
 
 
 def _check_device_options(command: str, args, emulator_only: list) -> None:
@@ -200,6 +209,8 @@ def _run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptxc run", description="Run a CUDA program (host main() and its kernels) "
                                 "on the emulated GPU (sm_89 or sm_90), or with --device on the real one.")
     p.add_argument("input", help="a .cu file with main()")
+    p.add_argument("program_args", nargs="*", metavar="-- ARGS",
+                   help="after --: the program's arguments (main's argv[1:])")
     p.add_argument("--with", dest="compiler", choices=("ptxc", "nvcc"), default="ptxc",
                    help="whose cubin runs the kernels (default: ptxc's own)")
     p.add_argument("--trace-launch", action="store_true",
@@ -214,7 +225,13 @@ def _run_parser() -> argparse.ArgumentParser:
 
 
 def run_command(argv: list[str]) -> int:
-    args = _run_parser().parse_args(argv)
+    argv = list(argv)
+    program_args = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = _run_parser().parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    if args.program_args:
+        _run_parser().error(f"unexpected argument(s) {' '.join(args.program_args)}: the program's "
+                            "arguments go after --")
+    args.program_args = program_args
     try:
         return _run(args)
     except CompileError as exc:
@@ -237,12 +254,12 @@ def _run(args) -> int:
         raise CompileError(Diagnostic("--max-steps must be at least 1"))
     path = args.input
     source = _read(path)
-    module, program = compile_cuda(source, path, arch=args.arch)
+    module, program = compile_cuda(source, path, arch=args.arch, options=_pp_options(args))
     failed = {}
     if args.nvcc_cubin:
         cubin = device_image("nvcc", None, path, args.arch, False, "", args.nvcc_cubin)[0].data
     elif args.compiler == "nvcc":
-        cubin = nvcc_cubin(path, args.arch)
+        cubin = nvcc_cubin(path, args.arch, _pp_options(args).nvcc_flags())
     else:
         # kernels ptxc cannot lower yet are an error only if the program launches them
         cubin, failed = ptxc_cubin(module, path, args.arch)
@@ -255,10 +272,10 @@ def _run(args) -> int:
             print(f"hazard: {kernel.name}: {h}", file=sys.stderr)
 
     gpu = GPU(cubin, Path(path).with_suffix(".cubin").name, trace=trace, max_steps=args.max_steps,
-              check_hazards=args.check_hazards, on_hazards=on_hazards, missing=failed)
+              check_hazards=args.check_hazards, on_hazards=on_hazards, missing=failed, arch=args.arch)
     out = sys.stdout
     try:
-        status = run_program(program, path, gpu, out.write)
+        status = run_program(program, path, gpu, out.write, argv=args.program_args, write_err=_stderr_writer(out))
     except HostError as err:
         out.flush()
         print(diagnostic(err, path).format(source), file=sys.stderr)
@@ -268,6 +285,15 @@ def _run(args) -> int:
     if hazards_seen and status == 0:
         return 1
     return status
+
+
+def _stderr_writer(out):
+    """The program's stderr: stdout flushed first, so that the two interleave as written."""
+    def write(text: str) -> None:
+        out.flush()
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    return write
 
 
 def _run_device(args) -> int:
@@ -282,7 +308,8 @@ def _run_device(args) -> int:
     ptx_version = args.ptx_version or jit_ptx_version(gpu.driver_version)
     path = args.input
     source = _read(path)
-    module, program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version)
+    module, program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version,
+                                   options=_pp_options(args))
     who = "nvcc" if args.compiler == "nvcc" or args.nvcc_cubin else "ptxc"
     image, failed = device_image(who, module, path, arch, args.ptx, ptx_version, args.nvcc_cubin)
     trace = (lambda line: print(line, file=sys.stderr)) if args.trace_launch else None
@@ -293,7 +320,7 @@ def _run_device(args) -> int:
     except DeviceError as err:
         raise CompileError(Diagnostic(str(err))) from None
     try:
-        return run_program(program, path, host, out.write)
+        return run_program(program, path, host, out.write, argv=args.program_args, write_err=_stderr_writer(out))
     except HostError as err:
         out.flush()
         print(diagnostic(err, path).format(source), file=sys.stderr)
@@ -386,10 +413,10 @@ def _check(args) -> int:
     if not launches:
         raise CompileError(Diagnostic(f"'{path}' has no // LAUNCH: lines to check"))
     max_steps = args.max_steps or DEFAULT_MAX_STEPS
-    module, _program = compile_cuda(source, path, arch=arch)
+    module, _program = compile_cuda(source, path, arch=arch, options=_pp_options(args))
     ours, failed = ptxc_cubin(module, path, arch)
     theirs = device_image("nvcc", None, path, arch, False, "", args.nvcc_cubin)[0].data if args.nvcc_cubin \
-        else nvcc_cubin(path, arch)
+        else nvcc_cubin(path, arch, _pp_options(args).nvcc_flags())
     from .names import demangle_base
     missing = {demangle_base(k): why for k, why in failed.items()}
     status = 1 if missing else 0
@@ -453,7 +480,8 @@ def _check_device(args) -> int:
     launches = parse_file(source, path)
     if not launches:
         raise CompileError(Diagnostic(f"'{path}' has no // LAUNCH: lines to check"))
-    module, _program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version)
+    module, _program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version,
+                                   options=_pp_options(args))
     ours, failed = device_image("ptxc", module, path, arch, args.ptx, ptx_version)
     theirs, _ = device_image("nvcc", None, path, arch, False, ptx_version, args.nvcc_cubin)
     for image in (ours, theirs):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from . import ast as A
+from . import cuda_runtime
 
 # ---- types -------------------------------------------------------------------------------
 # Frozen dataclasses: two spellings of one type compare equal (`unsigned` == `unsigned int`).
@@ -133,6 +134,14 @@ class EnumType(Type):
 class AnyPointerType(Type):
     """A builtin parameter that takes a pointer of any type (cudaMalloc's T**)."""
     levels: int = 1
+    const: bool = False
+    volatile: bool = False
+
+
+@dataclass(frozen=True)
+class AnySymbolType(Type):
+    """A builtin parameter that names a __device__ or __constant__ variable itself
+    (cudaMemcpyToSymbol's `const T& symbol`): the argument is not converted."""
     const: bool = False
     volatile: bool = False
 
@@ -395,8 +404,8 @@ BUILTIN_TYPEDEFS: dict[str, Type] = {
     "dim3": DIM3, **VECTOR_TYPES,
     "cudaError_t": CUDA_ERROR, "cudaMemcpyKind": CUDA_MEMCPY_KIND,
     "cudaStream_t": OPAQUE_STREAM, "cudaEvent_t": OPAQUE_EVENT,
-    "cudaDeviceProp": make_struct("cudaDeviceProp", [("multiProcessorCount", INT)]),
 }
+BUILTIN_TYPEDEFS.update(cuda_runtime.typedefs())
 
 
 # ---- symbols -----------------------------------------------------------------------------
@@ -487,6 +496,14 @@ _VP = PointerType(VOID)
 _CVP = PointerType(VoidType(const=True))
 
 
+# The vector types CUDA's __ldg and the other cache-hinted loads take.
+LDG_VECTORS = ("char2", "char4", "short2", "short4", "int2", "int4", "longlong2", "uchar2", "uchar4", "ushort2",
+               "ushort4", "uint2", "uint4", "ulonglong2", "float2", "float4", "double2")
+
+# The scopes of CUDA's atomics: the device (no suffix), the block, the system.
+ATOMIC_SCOPES = ("", "_block", "_system")
+
+
 def _builtin_functions() -> dict[str, object]:
     table: dict[str, object] = {}
 
@@ -520,6 +537,8 @@ def _builtin_functions() -> dict[str, object]:
         _fn("cudaEventElapsedTime", CUDA_ERROR, [PointerType(FLOAT), OPAQUE_EVENT, OPAQUE_EVENT]),
         _fn("cudaEventDestroy", CUDA_ERROR, [OPAQUE_EVENT]),
     ):
+        add(sym)
+    for sym in cuda_runtime.functions():
         add(sym)
     # device: synchronization, fences, warps
     add(_fn("__syncthreads", VOID, [], DEV))
@@ -573,8 +592,15 @@ def _builtin_functions() -> dict[str, object]:
             ("__longlong_as_double", DOUBLE, [LLONG]),
             ("__funnelshift_lc", UINT, [UINT, UINT, UINT]), ("__funnelshift_rc", UINT, [UINT, UINT, UINT]),
             ("__sad", UINT, [INT, INT, UINT]), ("__usad", UINT, [UINT, UINT, UINT]),
-            ("__uni_sync", INT, [UINT, INT]), ("__match_any_sync", UINT, [UINT, UINT])):
+            ("__uni_sync", INT, [UINT, INT])):
         add(_fn(name, ret, params, DEV))
+    for t in (UINT, INT, ULONG, LONG, ULLONG, LLONG, FLOAT, DOUBLE):   # CUDA's overloads
+        add(_fn("__match_any_sync", UINT, [UINT, t], DEV))
+        add(_fn("__match_all_sync", UINT, [UINT, t, PointerType(INT)], DEV))
+    # The bit casts ptxc's headers write INFINITY, NAN and CUDART_INF_F with: host and
+    # device (CUDA's own __int_as_float is device-only)
+    add(_fn("__ptxc_int_as_float", FLOAT, [INT], HD, builtin="__int_as_float"))
+    add(_fn("__ptxc_longlong_as_double", DOUBLE, [LLONG], HD, builtin="__longlong_as_double"))
     # CUDA's vector types: make_float4(x, y, z, w) and the rest
     for name, vt in VECTOR_TYPES.items():
         elem = vt.fields[0][1]
@@ -586,27 +612,28 @@ def _builtin_functions() -> dict[str, object]:
             types.append(FLOAT)
         if op == "atomicAdd":
             types.append(DOUBLE)
-        if op in ("atomicMin", "atomicMax"):
+        if op in ("atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor"):
             types.append(LLONG)
         for t in types:
             if op in ("atomicAnd", "atomicOr", "atomicXor") and t == FLOAT:
                 continue
-            add(_fn(op, t, [PointerType(t), t], DEV, builtin=op))
-    for t in (INT, UINT, ULLONG):
-        add(_fn("atomicCAS", t, [PointerType(t), t, t], DEV, builtin="atomicCAS"))
-    add(_fn("atomicInc", UINT, [PointerType(UINT), UINT], DEV))
-    add(_fn("atomicDec", UINT, [PointerType(UINT), UINT], DEV))
+            for scope in ATOMIC_SCOPES:     # atomicAdd, atomicAdd_block, atomicAdd_system
+                add(_fn(op + scope, t, [PointerType(t), t], DEV, builtin=op))
+    for scope in ATOMIC_SCOPES:
+        for t in (INT, UINT, ULLONG, USHORT):
+            add(_fn("atomicCAS" + scope, t, [PointerType(t), t, t], DEV, builtin="atomicCAS"))
+        add(_fn("atomicInc" + scope, UINT, [PointerType(UINT), UINT], DEV, builtin="atomicInc"))
+        add(_fn("atomicDec" + scope, UINT, [PointerType(UINT), UINT], DEV, builtin="atomicDec"))
     for name in ("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"):   # loads with cache hints
-        for t in (FLOAT, DOUBLE, INT, UINT, LLONG, ULLONG, CHAR, UCHAR, SHORT, USHORT):
+        for t in (FLOAT, DOUBLE, INT, UINT, LLONG, ULLONG, CHAR, UCHAR, SHORT, USHORT, SCHAR, LONG, ULONG):
             add(_fn(name, t, [PointerType(with_quals(t, const=True))], DEV, builtin=name))
-        for vt in (VECTOR_TYPES[n] for n in ("float2", "float4", "int2", "int4", "uint2", "uint4", "double2")):
+        for vt in (VECTOR_TYPES[n] for n in LDG_VECTORS):
             add(_fn(name, vt, [PointerType(with_quals(vt, const=True))], DEV, builtin=name))
     for op in ("add", "min", "max"):
         for t in (INT, UINT):
             add(_fn(f"__reduce_{op}_sync", t, [UINT, t], DEV, builtin=f"__reduce_{op}_sync"))
     for op in ("and", "or", "xor"):
         add(_fn(f"__reduce_{op}_sync", UINT, [UINT, UINT], DEV))
-    add(_fn("__match_all_sync", UINT, [UINT, UINT, PointerType(INT)], DEV))
     for name in ("__stcg", "__stcs", "__stwb", "__stwt"):   # stores with cache hints
         for t in (FLOAT, DOUBLE, INT, UINT, LLONG, ULLONG):
             add(_fn(name, VOID, [PointerType(t), t], DEV, builtin=name))
@@ -625,6 +652,7 @@ BUILTIN_CONSTANTS = {
     "cudaMemcpyDeviceToHost": (2, CUDA_MEMCPY_KIND), "cudaMemcpyDeviceToDevice": (3, CUDA_MEMCPY_KIND),
     "cudaMemcpyDefault": (4, CUDA_MEMCPY_KIND), "cudaSuccess": (0, CUDA_ERROR),
 }
+BUILTIN_CONSTANTS.update(cuda_runtime.constants())
 
 
 # ---- the analyzer ------------------------------------------------------------------------
@@ -710,9 +738,19 @@ def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
         return 2 if isinstance(param.pointee, VoidType) else None
     if isinstance(param, AnyPointerType):
         return 0 if isinstance(arg, PointerType) else None
+    if isinstance(param, AnySymbolType):
+        return 0
+    if param.__class__ is PointerType and is_integer(arg) and _is_zero_literal(expr):
+        return 2            # a null pointer constant (cudaEventRecord(e, 0): the default stream)
     if isinstance(param, StructType) and isinstance(arg, StructType):
         return 0 if param.name == arg.name else None
     return None
+
+
+def _is_zero_literal(expr) -> bool:
+    while isinstance(expr, A.ImplicitCast):
+        expr = expr.operand
+    return isinstance(expr, A.IntLit) and expr.value == 0
 
 
 class SemaError(Exception):
@@ -1477,6 +1515,13 @@ class Analyzer:
 
     def convert_assign(self, value: A.Expr, t: Type, context: str) -> A.Expr:
         """The implicit conversion of assignment, initialization, argument passing, return."""
+        if isinstance(t, AnySymbolType):
+            while isinstance(value, A.ImplicitCast):
+                value = value.operand
+            sym = value.symbol if isinstance(value, A.Ident) else None
+            if not isinstance(sym, VarSymbol) or sym.space not in ("device", "constant", "managed"):
+                self.fail("the symbol argument must name a __device__ or __constant__ variable", value.loc)
+            return value
         value = self.rvalue(value)
         vt = value.type
         if isinstance(t, AnyPointerType):
@@ -1652,8 +1697,8 @@ class Analyzer:
         for k, arg in enumerate(args):
             if k < len(params):
                 out.append(self.convert_assign(arg, params[k], "passing argument"))
-            else:  # default argument promotions for `...`
-                t = arg.type
+            else:  # default argument promotions for `...` (of the unqualified type)
+                t = unqualified(arg.type)
                 if t == FLOAT:
                     out.append(self.implicit(arg, DOUBLE))
                 elif is_integer(t) and not isinstance(t, EnumType):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ..sass.ir import CBank, Imm, Instr, Reg
 from .fold_constants import _swapped, constant_units, remove_dead_moves
-from .vregs import encodable
+from .vregs import keeps_operation
 
 BANK = 2
 DOUBLE_OPS = {"DADD", "DMUL", "DFMA", "DSETP"}
@@ -69,9 +69,9 @@ def _place_one(instr: Instr, constants: dict, slots: dict, free: int, arch: str)
             continue
         operand = CBank(BANK, 8 * slots.get(value, free), neg=src.neg, abs=src.abs)
         trial = _with(instr, slot, operand)
-        if not encodable(trial, arch):
+        if not keeps_operation(instr, trial, arch):
             trial = _swapped(trial)
-            if trial is None or not encodable(trial, arch):
+            if trial is None or not keeps_operation(instr, trial, arch):
                 continue
         return trial, value
     return None, None

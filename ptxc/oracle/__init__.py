@@ -74,13 +74,67 @@ def run(tool: str, *args: str, check: bool = True, cwd: str | None = None) -> su
     return proc
 
 
-def nvcc_cubin(cu_path: str | Path, out_path: str | Path, arch: str = "sm_89") -> Path:
-    run("nvcc", f"-arch={arch}", "-cubin", "-o", str(out_path), str(cu_path))
+@lru_cache(maxsize=None)
+def cccl_include_dir() -> Path | None:
+    """CCCL's headers (`nv/target`, cuda/std), which cuda_fp16.h, cuda_bf16.h,
+    cooperative_groups.h and mma.h need: the nvidia-cuda-cccl wheel's include/cccl
+    (or a toolkit's beside nvcc)."""
+    nvcc = find("nvcc")
+    candidates = [nvcc.parent.parent / "include" / "cccl"] if nvcc else []
+    try:
+        import nvidia
+        candidates += [Path(root) / "cu13" / "include" / "cccl" for root in getattr(nvidia, "__path__", [])]
+    except ImportError:
+        pass
+    for candidate in candidates:
+        if (candidate / "nv" / "target").exists():
+            return candidate
+    return None
+
+
+@lru_cache(maxsize=None)
+def cuda_include_dir() -> Path | None:
+    """The CUDA headers beside nvcc (driver_types.h, cuda_runtime_api.h): the facts of the
+    runtime API (enum values, struct fields) that scripts/learn_cuda_runtime.py reads."""
+    nvcc = find("nvcc")
+    if nvcc is not None and (nvcc.parent.parent / "include" / "driver_types.h").exists():
+        return nvcc.parent.parent / "include"
+    return None
+
+
+@lru_cache(maxsize=None)
+def cudart():
+    """NVIDIA's CUDA runtime library (libcudart.so of the nvidia-cuda-runtime wheel, or a
+    toolkit's beside nvcc) loaded with ctypes, or None.  Its cudaGetErrorName and
+    cudaGetErrorString need no GPU: they are the truth for the runtime's error strings."""
+    import ctypes
+    nvcc = find("nvcc")
+    dirs = [nvcc.parent.parent / "lib", nvcc.parent.parent / "lib64"] if nvcc else []
+    for d in dirs:
+        for lib in sorted(d.glob("libcudart.so*")) if d.exists() else []:
+            try:
+                handle = ctypes.CDLL(str(lib))
+            except OSError:
+                continue
+            handle.cudaGetErrorName.restype = ctypes.c_char_p
+            handle.cudaGetErrorString.restype = ctypes.c_char_p
+            return handle
+    return None
+
+
+def nvcc_include_flags() -> list[str]:
+    cccl = cccl_include_dir()
+    return ["-isystem", str(cccl)] if cccl else []
+
+
+def nvcc_cubin(cu_path: str | Path, out_path: str | Path, arch: str = "sm_89", flags: list[str] = ()) -> Path:
+    """`flags`: more nvcc options (the -I/-D/-U a test or `ptxc check` was given)."""
+    run("nvcc", f"-arch={arch}", *nvcc_include_flags(), *flags, "-cubin", "-o", str(out_path), str(cu_path))
     return Path(out_path)
 
 
-def nvcc_ptx(cu_path: str | Path, out_path: str | Path, arch: str = "sm_89") -> Path:
-    run("nvcc", f"-arch={arch}", "-ptx", "-o", str(out_path), str(cu_path))
+def nvcc_ptx(cu_path: str | Path, out_path: str | Path, arch: str = "sm_89", flags: list[str] = ()) -> Path:
+    run("nvcc", f"-arch={arch}", *nvcc_include_flags(), *flags, "-ptx", "-o", str(out_path), str(cu_path))
     return Path(out_path)
 
 
