@@ -288,8 +288,14 @@ class Module:
     def kernel(self, name: str) -> Kernel:
         if name in self.kernels:
             return self.kernels[name]
-        from .names import demangle_base
-        matches = [k for k in self.kernels.values() if demangle_base(k.name) == name]
+        from .names import demangle_base, instance_matches, parse_instance_name, template_args
+        base, spec_args = parse_instance_name(name)
+        matches = [k for k in self.kernels.values() if demangle_base(k.name) == base]
+        if spec_args is not None:       # a template instance, as the source or c++filt writes it
+            matches = [k for k in matches if template_args(k.name) is not None
+                       and instance_matches(spec_args, template_args(k.name))]
+            exact = [k for k in matches if len(template_args(k.name)) == len(spec_args)]
+            matches = exact or matches
         if len(matches) == 1:
             return matches[0]
         known = ", ".join(sorted(demangle_base(k) for k in self.kernels))

@@ -30,12 +30,22 @@ class DeclSpecifiers(Node):
     type_specs: list        # str keywords, TypeNameRef, StructSpec, EnumSpec
     launch_bounds: list = field(default_factory=list)  # expressions
     extern_c: bool = False
+    align: Any = None       # `__align__(N)`: the expression N
+    constexpr: bool = False
 
 
 @dataclass(slots=True, eq=False)
 class TypeNameRef(Node):
     """A TYPE_NAME token used as a type specifier (a typedef or a struct tag)."""
     name: str
+
+
+@dataclass(slots=True, eq=False)
+class TemplateTypeRef(Node):
+    """`Name<args>` as a type specifier (a class template's specialization); `args`
+    None: the template's own name inside its body."""
+    name: str
+    args: Optional[list]    # TypeName or Expr
 
 
 @dataclass(slots=True, eq=False)
@@ -61,6 +71,7 @@ class Declarator(Node):
     name: Optional[str]
     derivations: list
     construct_args: Optional[list] = None  # C++ `dim3 grid(8, 8)`
+    template_args: Optional[list] = None   # `f<int>` in an explicit instantiation or specialization
 
 
 @dataclass(slots=True, eq=False)
@@ -86,6 +97,7 @@ class InitDeclarator(Node):
     declarator: Declarator
     init: Any = None        # Expr or InitList
     symbol: Any = None      # sema: the declared Symbol
+    reference: bool = False  # sema: a `T& r = lvalue;` (init is the lvalue's address)
 
 
 @dataclass(slots=True, eq=False)
@@ -105,6 +117,7 @@ class StructSpec(Node):
     kind: str               # "struct" or "union"
     name: Optional[str]
     members: Optional[list]  # None: a reference to a tag declared elsewhere
+    template_args: Optional[list] = None   # `template <> struct S<float> {...}`
 
 
 @dataclass(slots=True, eq=False)
@@ -117,6 +130,8 @@ class Enumerator(Node):
 class EnumSpec(Node):
     name: Optional[str]
     enumerators: Optional[list]
+    scoped: bool = False    # `enum class`
+    underlying: Any = None  # `enum E : unsigned char`: its DeclSpecifiers
 
 
 @dataclass(slots=True, eq=False)
@@ -130,8 +145,50 @@ class FunctionDef(Node):
 
 @dataclass(slots=True, eq=False)
 class TemplateDecl(Node):
-    """`template <typename T> ...`: parsed, then reported as unsupported."""
+    """`template <typename T, int N = 4> ...` (params empty: `template <>`, an explicit
+    specialization)."""
     declaration: Node
+    params: list = field(default_factory=list)   # TemplateParam
+
+
+@dataclass(slots=True, eq=False)
+class TemplateParam(Node):
+    kind: str               # "type" or "value"
+    name: Optional[str]
+    specs: Any = None       # a value parameter's DeclSpecifiers
+    declarator: Any = None  # and Declarator
+    default: Any = None     # TypeName (type) or Expr (value)
+
+
+@dataclass(slots=True, eq=False)
+class ExplicitInstantiation(Node):
+    """`template __global__ void k<float>(float*, int);`"""
+    declaration: Node
+
+
+@dataclass(slots=True, eq=False)
+class NamespaceDef(Node):
+    name: Optional[str]     # None: an anonymous namespace
+    items: list
+
+
+@dataclass(slots=True, eq=False)
+class UsingDirective(Node):
+    """`using namespace N;`"""
+    name: str
+
+
+@dataclass(slots=True, eq=False)
+class UsingAlias(Node):
+    """`using T = float;`"""
+    name: str
+    type_name: Any
+
+
+@dataclass(slots=True, eq=False)
+class StaticAssert(Node):
+    cond: Any
+    message: Optional[str]
 
 
 @dataclass(slots=True, eq=False)
@@ -158,6 +215,7 @@ class IfStmt(Node):
     cond: "Expr"
     then: Node
     else_: Optional[Node] = None
+    constexpr: bool = False
 
 
 @dataclass(slots=True, eq=False)
@@ -236,6 +294,15 @@ class Ident(Expr):
     name: str
     type: Any = None
     symbol: Any = None      # sema: the Symbol it names
+
+
+@dataclass(slots=True, eq=False)
+class TemplateId(Expr):
+    """`f<int, 4>` (args None: a function template's bare name, deduced at the call)."""
+    name: str
+    args: Optional[list]
+    type: Any = None
+    symbol: Any = None
 
 
 @dataclass(slots=True, eq=False)

@@ -2068,6 +2068,7 @@ _GEN_STMT = {
     A.ForStmt: FunctionCodegen.gen_for, A.WhileStmt: FunctionCodegen.gen_while, A.DoStmt: FunctionCodegen.gen_do,
     A.ReturnStmt: FunctionCodegen.gen_return, A.BreakStmt: FunctionCodegen.gen_break, A.ContinueStmt: FunctionCodegen.gen_continue,
     A.Declaration: FunctionCodegen.gen_declaration, A.SwitchStmt: FunctionCodegen.gen_switch, A.AsmStmt: FunctionCodegen.gen_asm,
+    A.StaticAssert: lambda self, stmt: None, A.UsingAlias: lambda self, stmt: None,   # (sema's alone)
 }
 _GEN_STMT = _Dispatch(_GEN_STMT, FunctionCodegen.unsupported_stmt)
 

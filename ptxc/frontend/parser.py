@@ -61,6 +61,8 @@ def _loc(item) -> tuple:
     if isinstance(item, Token):
         return item[2:]
     if isinstance(item, list):  # [field, token] from the specifier rules
+        if item[0] == "launch_bounds":    # [field, [expressions]]
+            return _loc(item[1][0])
         return _loc(item[1])
     return item.loc
 
@@ -112,10 +114,83 @@ class BuildAst(Transformer):
 
     def template_decl(self, children):
         tok = children[0]
-        return A.TemplateDecl(tok[2:], children[-1])
+        params = [c for c in children[1:-1] if c is not None]
+        return A.TemplateDecl(tok[2:], children[-1], params)
 
-    def template_param(self, children):
-        return None
+    def explicit_instantiation(self, children):
+        return A.ExplicitInstantiation(children[0][2:], children[-1])
+
+    def type_template_param(self, children):
+        name, default = children
+        return A.TemplateParam(name[2:], "type", name[1], default=default)
+
+    def value_template_param(self, children):
+        specs, declarator, default = children
+        return A.TemplateParam(declarator.loc, "value", declarator.name, specs, declarator, default)
+
+    def template_args(self, children):
+        return [c for c in children if c is not None]
+
+    def template_type(self, children):
+        tok, args = children
+        return A.TemplateTypeRef(tok[2:], tok[1], args)
+
+    def qualified_type(self, children):
+        names = [c for c in children if isinstance(c, Token)]
+        args = children[-1] if isinstance(children[-1], list) else None
+        name = "::".join(t[1] for t in names)
+        if names[-1][0] == "TEMPLATE_TYPE_NAME":
+            return A.TemplateTypeRef(names[0][2:], name, args)
+        return A.TypeNameRef(names[0][2:], name)
+
+    def qualified_name(self, children):
+        return "::".join(t[1] for t in children)
+
+    def namespace_def(self, children):
+        tok, name = children[0], children[1]
+        return A.NamespaceDef(tok[2:], name[1] if name is not None else None,
+                              [c for c in children[2:] if c is not None])
+
+    def using_alias(self, children):
+        tok, name, type_name = children
+        return A.UsingAlias(tok[2:], name[1], type_name)
+
+    def using_directive(self, children):
+        return A.UsingDirective(children[0][2:], children[1])
+
+    def static_assert_decl(self, children):
+        tok, cond = children[0], children[1]
+        strings = [c for c in children[2:] if c is not None]
+        message = "".join(_unescape(t[1][1:-1]) for t in strings) if strings else None
+        return A.StaticAssert(tok[2:], cond, message)
+
+    def template_declarator(self, children):
+        tok, args = children
+        return A.Declarator(tok[2:], tok[1], [], None, args)
+
+    def template_id(self, children):
+        tok, args = children
+        return A.TemplateId(tok[2:], tok[1], args)
+
+    def qualified_ident(self, children):
+        names = [c for c in children if isinstance(c, Token)]
+        args = next((c for c in children if isinstance(c, list)), None)
+        name = "::".join(t[1] for t in names)
+        if names[-1][0] == "TEMPLATE_NAME":
+            return A.TemplateId(names[0][2:], name, args)
+        return A.Ident(names[0][2:], name)
+
+    def nullptr(self, children):
+        return A.IntLit(children[0][2:], 0, "0")
+
+    def align_spec(self, children):
+        return ["align", children[0]]
+
+    def constexpr_spec(self, children):
+        return ["constexpr", children[0]]
+
+    def enum_scope(self, children):
+        return "scoped"
 
     def function_def(self, children):
         specs, declarator, body = children
@@ -150,11 +225,15 @@ class BuildAst(Transformer):
                     specs.extern_c = specs.extern_c or (child[2] is not None and child[2][1] == '"C"')
                 elif field == "launch_bounds":
                     specs.launch_bounds = child[1]
+                elif field == "align":
+                    specs.align = child[1]
+                elif field == "constexpr":
+                    specs.constexpr = True
                 else:
                     getattr(specs, field).append(child[1][1])
             elif isinstance(child, Token):  # TYPE_NAME
                 specs.type_specs.append(A.TypeNameRef(child[2:], child[1]))
-            else:                           # StructSpec, EnumSpec
+            else:                           # StructSpec, EnumSpec, TemplateTypeRef
                 specs.type_specs.append(child)
         return specs
 
@@ -193,6 +272,10 @@ class BuildAst(Transformer):
         members = children[2] if len(children) > 2 else None
         return A.StructSpec(kw[2:], kw[1], name[1] if name is not None else None, members)
 
+    def struct_specialization(self, children):
+        kw, name, args, members = children
+        return A.StructSpec(kw[1][2:], kw[1][1], name[1], members, args)
+
     def struct_body(self, children):
         return children
 
@@ -204,10 +287,12 @@ class BuildAst(Transformer):
         return children
 
     def enum_spec(self, children):
-        name = children[0]
-        body = children[1] if len(children) > 1 else None
+        scoped = children[0] == "scoped"
+        name = children[1]
+        underlying = children[2] if len(children) > 3 else None
+        body = children[3] if len(children) > 3 else None
         loc = _loc(name) if name is not None else (body[0].loc if body else (0, 0))
-        return A.EnumSpec(loc, name[1] if name is not None else None, body)
+        return A.EnumSpec(loc, name[1] if name is not None else None, body, scoped, underlying)
 
     def enum_body(self, children):
         return children
@@ -220,7 +305,8 @@ class BuildAst(Transformer):
     def declarator(self, children):
         pointer, direct = children
         if pointer:
-            return A.Declarator(direct.loc, direct.name, pointer + direct.derivations, direct.construct_args)
+            return A.Declarator(direct.loc, direct.name, pointer + direct.derivations, direct.construct_args,
+                                direct.template_args)
         return direct
 
     def name_declarator(self, children):
@@ -236,7 +322,7 @@ class BuildAst(Transformer):
         inner, params = children
         params, variadic = params or ([], False)
         deriv = A.FunctionDeriv(inner.loc, params, variadic)
-        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations)
+        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args)
 
     def construct_declarator(self, children):
         inner, args = children
@@ -246,7 +332,7 @@ class BuildAst(Transformer):
         derivs = []
         for child in children:
             if isinstance(child, Token):
-                derivs.append(A.PointerDeriv(child[2:], []))
+                derivs.append(A.PointerDeriv(child[2:], ["&"] if child[1] == "&" else []))
             else:
                 derivs[-1].qualifiers.append(child[1][1])
         return derivs
@@ -293,8 +379,8 @@ class BuildAst(Transformer):
         return A.ExprStmt(expr.loc if expr is not None else (0, 0), expr)
 
     def if_stmt(self, children):
-        tok, cond, then, else_ = children
-        return A.IfStmt(tok[2:], cond, then, else_)
+        tok, constexpr, cond, then, else_ = children
+        return A.IfStmt(tok[2:], cond, then, else_, constexpr is not None)
 
     def for_stmt(self, children):
         tok, init, cond, step, body = children
@@ -439,6 +525,13 @@ class BuildAst(Transformer):
         type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
         return A.Construct(loc, type_name, args or [])
 
+    def template_construct(self, children):
+        tok, targs, _, args, _ = children
+        loc = tok[2:]
+        specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TemplateTypeRef(loc, tok[1], targs)])
+        type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
+        return A.Construct(loc, type_name, args or [])
+
     def cxx_cast(self, children):
         kind = children[0]
         type_name = next(c for c in children if isinstance(c, A.TypeName))
@@ -578,6 +671,7 @@ class Lexer:
 
         Each step runs over a line's or all tokens at once in C (map over lists), so
         that only the lexer hack's and a few rare tokens take a Python step each."""
+        self.template_names: dict[str, str] = {}
         if "/*" in text:    # a block comment may span lines: spaces instead (its breaks kept)
             text = strip_comments(text)
         findall = self.master.findall
@@ -608,8 +702,14 @@ class Lexer:
         if "COMMENT" in present:    # a // comment (the preprocessor has replaced them by spaces)
             keep = [kind != "COMMENT" for kind in kinds]
             values, kinds, lines, columns = (list(compress(items, keep)) for items in (values, kinds, lines, columns))
+        if "TEMPLATE" in present or "USING" in present:
+            self.mark_templates(kinds, values, type_names)
         self.mark_type_names(kinds, values, type_names)
+        if "::" in values:
+            self.mark_namespaces(kinds, values)
         out = list(zip(kinds, values, lines, columns))
+        if self.template_names and (">>" in values or ">>>" in values):
+            out = self.split_closing_angles(out)
         if error is not None:
             value, line, column = error
             what = "missing terminating '\"' character" if value == '"' else \
@@ -617,6 +717,71 @@ class Lexer:
             out.append(("$ERROR", what, line, column))
             return out
         out.append(("$END", "", len(line_texts), len(line_texts[-1]) + 1))
+        return out
+
+    def mark_templates(self, kinds: list, values: list, type_names: set) -> None:
+        """C++'s other lexer hack: the name a template declares is a TEMPLATE_NAME
+        (a function template) or a TEMPLATE_TYPE_NAME (a class template) wherever it
+        appears, so that `f<2>(x)` and `Vec<float> v` parse; `using T = ...;` makes
+        `T` a type name."""
+        count = len(kinds)
+        for k in _positions(kinds, "USING"):
+            if k + 2 < count and kinds[k + 1] == "IDENTIFIER" and values[k + 2] == "=":
+                type_names.add(values[k + 1])
+        for k in _positions(kinds, "TEMPLATE"):
+            j = k + 1
+            if j < count and values[j] == "<":
+                j = _after_angles(values, j)
+            if j + 1 < count and values[j] in ("struct", "class", "union") and kinds[j + 1] == "IDENTIFIER":
+                self.template_names[values[j + 1]] = "TEMPLATE_TYPE_NAME"
+                continue
+            name = _declared_function_name(kinds, values, j)
+            if name is not None and self.template_names.get(name) != "TEMPLATE_TYPE_NAME":
+                self.template_names[name] = "TEMPLATE_NAME"
+        names = self.template_names
+        if names:
+            for k in compress(range(count), map(names.__contains__, values)):
+                if kinds[k] == "IDENTIFIER":
+                    kinds[k] = names[values[k]]
+
+    @staticmethod
+    def mark_namespaces(kinds: list, values: list) -> None:
+        """A name before `::` (a namespace, an enum class, a struct) is a NAMESPACE_NAME,
+        and so is the one `using namespace` names."""
+        for k in _positions(values, "::"):
+            if k > 0 and kinds[k - 1] in ("IDENTIFIER", "TYPE_NAME", "TEMPLATE_TYPE_NAME"):
+                kinds[k - 1] = "NAMESPACE_NAME"
+        for k in _positions(values, "namespace"):
+            if k > 0 and values[k - 1] == "using" and k + 1 < len(kinds) and kinds[k + 1] == "IDENTIFIER":
+                kinds[k + 1] = "NAMESPACE_NAME"
+
+    def split_closing_angles(self, tokens: list) -> list:
+        """`A<B<int>>`: the `>>` that closes two template argument lists is two `>`."""
+        greater = self.kind_of_text[">"]
+        out = []
+        depth = []      # "<" for an open template argument list, "(" for brackets
+        previous = None
+        for tok in tokens:
+            kind, value = tok[0], tok[1]
+            if value == "<" and previous in ("TEMPLATE_NAME", "TEMPLATE_TYPE_NAME", "TEMPLATE"):
+                depth.append("<")
+            elif value in ("(", "[", "{"):
+                depth.append("(")
+            elif value in (")", "]", "}"):
+                while depth and depth.pop() != "(":
+                    pass
+            elif value == ">" and depth and depth[-1] == "<":
+                depth.pop()
+            elif value in (">>", ">>>") and depth and depth[-1] == "<":
+                line, column = tok[2], tok[3]
+                for n in range(len(value)):
+                    if depth and depth[-1] == "<":
+                        depth.pop()
+                    out.append((greater, ">", line, column + n))
+                previous = greater
+                continue
+            out.append(tok)
+            previous = kind
         return out
 
     @staticmethod
@@ -635,7 +800,9 @@ class Lexer:
         expect_tag = False
         for k in range(first, len(kinds)):
             kind = kinds[k]
-            if kind == "IDENTIFIER":
+            if kind == "TEMPLATE_TYPE_NAME":    # `template <...> struct Name`: its tag
+                expect_tag = False
+            elif kind == "IDENTIFIER":
                 value = values[k]
                 if expect_tag:
                     expect_tag = False
@@ -660,6 +827,63 @@ class Lexer:
                     depth -= 1
                 elif value == ";" and depth == 0:
                     in_typedef = False
+
+
+def _after_angles(values: list, k: int) -> int:
+    """The index after the `>` that closes the `<` at k (brackets inside skipped)."""
+    depth = 0
+    parens = 0
+    for j in range(k, len(values)):
+        value = values[j]
+        if value in ("(", "[", "{"):
+            parens += 1
+        elif value in (")", "]", "}"):
+            parens -= 1
+        elif parens == 0:
+            if value == "<":
+                depth += 1
+            elif value in (">", ">>", ">>>"):
+                depth -= len(value)
+                if depth <= 0:
+                    return j + 1
+            elif value == ";":
+                return j
+    return len(values)
+
+
+def _declared_function_name(kinds: list, values: list, k: int):
+    """The name of the function a declaration starting at k declares: the identifier
+    before its parameter list's `(` (attributes' parentheses and template arguments skipped)."""
+    last = None
+    j = k
+    while j < len(values):
+        value = values[j]
+        if value in ("__launch_bounds__", "__align__", "alignas"):
+            j = _after_parens(values, j + 1)
+            continue
+        if value == "<" and last is not None:
+            j = _after_angles(values, j)
+            continue
+        if value == "(":
+            return last
+        if value in (";", "{", "=", "}"):
+            return None
+        if kinds[j] == "IDENTIFIER":
+            last = value
+        j += 1
+    return None
+
+
+def _after_parens(values: list, k: int) -> int:
+    depth = 0
+    for j in range(k, len(values)):
+        if values[j] == "(":
+            depth += 1
+        elif values[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return len(values)
 
 
 def _positions(items: list, item):

@@ -96,6 +96,8 @@ class StructType(Type):
     volatile: bool = False
     decl: int = field(default_factory=lambda: next(_DECLARATIONS))
     vector: int = 0     # a CUDA vector type (float4...): its element count
+    template: object = None      # a class template's instance: the ClassTemplate
+    template_args: tuple = ()    # and its arguments (Type, or (value, Type))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, StructType) and other.decl == self.decl and \
@@ -127,6 +129,25 @@ class EnumType(Type):
 
 
 @dataclass(frozen=True)
+class ReferenceType(Type):
+    """`T&`: a parameter or a local bound to an lvalue (sema gives its symbol the type
+    `T *` and reads it through `*`; a `const T&` parameter of a value type is passed
+    by value, which no kernel can tell apart)."""
+    pointee: Type
+    const: bool = False
+    volatile: bool = False
+
+
+@dataclass(frozen=True)
+class TemplateParamType(Type):
+    """A template's type parameter inside its declared signature, for mangling (T_)."""
+    index: int
+    name: str
+    const: bool = False
+    volatile: bool = False
+
+
+@dataclass(frozen=True)
 class AnyPointerType(Type):
     """A builtin parameter that takes a pointer of any type (cudaMalloc's T**)."""
     levels: int = 1
@@ -153,6 +174,7 @@ ULLONG = _int("unsigned long long", 8, False, 5)
 FLOAT = FloatType("float", 4)
 DOUBLE = FloatType("double", 8)
 VOID = VoidType()
+AUTO = VoidType("auto")      # `auto`, until its initializer gives the type
 SIZE_T = ULONG
 PTRDIFF_T = LONG
 
@@ -193,6 +215,13 @@ def type_name(t: Type) -> str:
         params = ", ".join(type_name(p) for p in t.params) + (", ..." if t.variadic else "")
         return f"{type_name(t.ret)} ({params or 'void'})"
     if isinstance(t, StructType):
+        if t.template_args:
+            from .templates import argument_text
+            return quals + f"{t.name}<{', '.join(argument_text(a) for a in t.template_args)}>"
+        return quals + t.name
+    if isinstance(t, ReferenceType):
+        return type_name(t.pointee) + " &"
+    if isinstance(t, TemplateParamType):
         return quals + t.name
     if isinstance(t, EnumType):
         return quals + t.name
@@ -359,6 +388,11 @@ def make_struct(name: str, fields: list[tuple[str, Type]], kind: str = "struct")
     return StructType(name, kind, laid, True, size, align)
 
 
+def named_instance(struct: StructType, name: str, template, args: tuple) -> StructType:
+    """A class template's instance: the struct of its checked body, named `Name<args>`."""
+    return dataclasses.replace(struct, name=name, template=template, template_args=args)
+
+
 def make_vector(name: str, elem: Type, count: int, align: int) -> StructType:
     """A CUDA vector type (vector_types.h): fields x, y, z, w, and its own alignment
     (float4 is __align__(16)), which ld.v4/st.v4 rely on."""
@@ -412,6 +446,8 @@ class VarSymbol:
     is_static: bool = False
     function: "FunctionSymbol | None" = None  # the function a local belongs to
     declaration: object = None  # the InitDeclarator of a global (its initializer)
+    const_value: object = None  # a const integer initialized by a constant: its value
+    reference: bool = False     # a `T&`: the symbol holds a `T *`, each use reads through it
 
     def __repr__(self) -> str:
         return f"VarSymbol({self.name!r}, {type_name(self.type)!r}, {self.kind})"
@@ -431,6 +467,9 @@ class FunctionSymbol:
     launch_bounds: list = field(default_factory=list)
     inline: str | None = None     # "__forceinline__", "__noinline__", ...
     address_taken: bool = False   # used as a value in device code (a function pointer)
+    template_args: list = field(default_factory=list)   # an instance of a function template: its arguments
+    ref_params: frozenset = frozenset()   # indices of `T&` parameters (passed as `T *`)
+    declared_type: object = None          # the type as declared (references kept)
 
     def __repr__(self) -> str:
         return f"FunctionSymbol({self.name!r}, {type_name(self.type)!r})"
@@ -461,6 +500,15 @@ class TypedefSymbol:
     name: str
     type: Type
     loc: tuple
+
+
+@dataclass(eq=False)
+class NamespaceSymbol:
+    """A namespace (or an enum class, whose enumerators it holds): `name::member`."""
+    name: str
+    scope: "Scope"
+    loc: tuple
+    path: tuple = ()        # the namespaces from the outermost, this one last
 
 
 @dataclass(eq=False)
@@ -641,7 +689,19 @@ class Scope:
             if found is not None:
                 return found
             scope = scope.parent
+        if "::" in name:
+            return self.lookup_qualified(name)
         return None
+
+    def lookup_qualified(self, name: str):
+        """`a::b::c`: `a` as an unqualified name, then each member inside it."""
+        first, *rest = name.split("::")
+        found = self.lookup(first) if first else None
+        for part in rest:
+            if not isinstance(found, NamespaceSymbol):
+                return None
+            found = found.scope.names.get(part)
+        return found
 
     def lookup_tag(self, name: str):
         scope = self
@@ -667,6 +727,27 @@ def cuda_function_declared(name: str) -> bool:
         text = (Path(__file__).parent / "cuda_functions.txt").read_text()
         _CUDA_FUNCTIONS = frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
     return name in _CUDA_FUNCTIONS
+
+
+def effective_function_type(sym: "FunctionSymbol") -> None:
+    """A function's parameters as sema and codegen pass them: a `T&` is a `T *` (its
+    index in ref_params), a `const T&` of a value type a `T` (the mangled name keeps
+    the declared types)."""
+    params = sym.type.params
+    if not any(isinstance(p, ReferenceType) for p in params):
+        return
+    out, refs = [], set()
+    for index, p in enumerate(params):
+        if isinstance(p, ReferenceType):
+            if p.pointee.const and not isinstance(p.pointee, ArrayType):
+                out.append(unqualified(p.pointee))
+            else:
+                out.append(PointerType(p.pointee))
+                refs.add(index)
+        else:
+            out.append(p)
+    sym.type = FunctionType(sym.type.ret, tuple(out), sym.type.variadic)
+    sym.ref_params = frozenset(refs)
 
 
 def _is_builtin(sym) -> bool:
@@ -739,6 +820,8 @@ class Analyzer:
         self.loop_depth = 0
         self.switch_depth = 0
         self.functions: list[FunctionSymbol] = []
+        self.namespace_scope = self.globals   # where declarations at file level go
+        self.namespace_path: tuple = ()
         if not _GLOBAL_NAMES:   # typedefs, constants, functions: never changed, shared by every analysis
             _GLOBAL_NAMES.update({name: TypedefSymbol(name, t, (0, 0)) for name, t in BUILTIN_TYPEDEFS.items()})
             _GLOBAL_NAMES.update(dict.fromkeys(BUILTIN_VARIABLES, _FRESH))
@@ -761,14 +844,18 @@ class Analyzer:
 
     # ---- translation unit --------------------------------------------------------------
     def run(self, unit: A.TranslationUnit) -> None:
-        for item in unit.items:
+        self.check_external_items(unit.items)
+
+    def check_external_items(self, items: list) -> None:
+        for item in items:
             try:
-                if isinstance(item, A.FunctionDef):
+                cls = item.__class__
+                if cls is A.FunctionDef:
                     self.check_function_def(item)
-                elif isinstance(item, A.TemplateDecl):
-                    self.error("unsupported feature: templates", item.loc)
-                else:
+                elif cls is A.Declaration:
                     self.check_global_declaration(item)
+                else:
+                    _EXTERNAL_CHECKS[cls](self, item)
             except SemaError:
                 pass
             except Exception as exc:  # a bug in ptxc, not in the user's code: say so plainly
@@ -797,12 +884,16 @@ class Analyzer:
                 named = self.struct_type(spec)
             elif isinstance(spec, A.EnumSpec):
                 named = self.enum_type(spec)
+            elif isinstance(spec, A.TemplateTypeRef):
+                named = self.template_type(spec)
         if named is not None:
             if keywords:
                 self.fail(f"cannot combine '{' '.join(keywords)}' with a type name", specs.loc)
             t = named
         elif not keywords:
             self.fail("a type specifier is required for all declarations", specs.loc)
+        elif keywords == ["auto"]:
+            t = AUTO
         else:
             t = _SPECIFIER_TYPES.get(tuple(sorted(keywords)))
             if t is None:
@@ -829,6 +920,8 @@ class Analyzer:
                 if declarator.name in [f[0] for f in fields]:
                     self.error(f"duplicate member '{declarator.name}'", declarator.loc)
                 fields.append((declarator.name, t))
+        if spec.name and self.namespace_path:
+            name = "::".join(self.namespace_path + (spec.name,))
         struct = make_struct(name, fields, spec.kind)
         if spec.name:
             self.scope.tags[spec.name] = struct
@@ -840,21 +933,31 @@ class Analyzer:
             if existing is None:
                 self.fail(f"use of undeclared enum '{spec.name}'", spec.loc)
             return existing
-        t = EnumType(spec.name or "<anonymous enum>")
+        t = EnumType("::".join(self.namespace_path + (spec.name,)) if spec.name else "<anonymous enum>")
         if spec.name:
             self.scope.tags[spec.name] = t
+        members = None
+        if spec.scoped:     # `enum class E { A }`: `E::A`, not `A`
+            members = NamespaceSymbol(spec.name, Scope(None), spec.loc)
+            self.scope.names[spec.name] = members
         value = 0
         for enumerator in spec.enumerators:
             if enumerator.value is not None:
                 value = self.constant_int(enumerator.value)
-            self.declare(EnumConstSymbol(enumerator.name, value, t, enumerator.loc))
+            sym = EnumConstSymbol(enumerator.name, value, t, enumerator.loc)
+            if members is not None:
+                members.scope.names[enumerator.name] = sym
+            else:
+                self.declare(sym)
             value += 1
         return t
 
     def derive(self, base: Type, declarator: A.Declarator) -> Type:
         t = base
         for deriv in declarator.derivations:
-            if isinstance(deriv, A.PointerDeriv):
+            if isinstance(deriv, A.PointerDeriv) and deriv.qualifiers and deriv.qualifiers[0] == "&":
+                t = ReferenceType(t)
+            elif isinstance(deriv, A.PointerDeriv):
                 t = PointerType(t, "const" in deriv.qualifiers, "volatile" in deriv.qualifiers,
                                 any(q.startswith("__restrict") or q == "restrict" for q in deriv.qualifiers))
             elif isinstance(deriv, A.ArrayDeriv):
@@ -895,6 +998,8 @@ class Analyzer:
     def check_global_declaration(self, decl: A.Declaration) -> None:
         specs = decl.specs
         base = self.base_type(specs)
+        if specs.constexpr:
+            base = with_quals(base, const=True)
         if "typedef" in specs.storage:
             for init in decl.declarators:
                 t = self.derive(_named_for_linkage(base, init.declarator), init.declarator)
@@ -915,9 +1020,43 @@ class Analyzer:
             self.declare(sym)
             init.symbol = sym
             if init.init is not None:
+                if unqualified(t) == AUTO:
+                    t = sym.type = self.deduced_local_type(t, init, d)
                 init.init = self.check_initializer(init.init, t)
+                self.note_constant(sym, init.init)
                 if isinstance(t, ArrayType) and t.size is None and isinstance(init.init, A.InitList):
                     sym.type = ArrayType(t.elem, len(init.init.items))
+
+    def note_constant(self, sym: VarSymbol, init) -> None:
+        """`const int n = 100;`: `n` is an integer constant expression (`float h[n]`)."""
+        if sym.type.const and is_integer(sym.type) and not isinstance(init, A.InitList):
+            value = constant_value(init)
+            if isinstance(value, int):
+                sym.const_value = value
+
+    def deduced_local_type(self, t: Type, init: A.InitDeclarator, d: A.Declarator) -> Type:
+        """`auto x = e;` has e's type (decayed, top-level qualifiers dropped, `const auto`
+        keeps const); `T& r = lvalue;` holds the lvalue's address."""
+        if init.init is None or isinstance(init.init, A.InitList):
+            self.fail(f"declaration of '{d.name}' with deduced or reference type needs an initializer", d.loc)
+        if isinstance(t, ReferenceType):
+            value = self.check_expr(init.init)
+            if not self.is_lvalue(value):
+                if t.pointee.const:      # `const T& r = temporary;`: a copy, which nothing can tell apart
+                    return unqualified(t.pointee)
+                self.fail("non-const reference cannot bind to a temporary", init.init.loc)
+            pointee = value.type if unqualified(t.pointee) == AUTO else t.pointee
+            if unqualified(t.pointee) == AUTO and t.pointee.const:
+                pointee = with_quals(pointee, const=True)
+            init.init = A.Unary(value.loc, "&", value, PointerType(pointee))
+            init.reference = True
+            return PointerType(pointee)
+        value = self.rvalue(self.check_expr(init.init))
+        init.init = value
+        deduced = unqualified(value.type)
+        if t.const:
+            deduced = with_quals(deduced, const=True)
+        return deduced
 
     def declare_function(self, specs: A.DeclSpecifiers, d: A.Declarator, t: FunctionType) -> FunctionSymbol:
         spaces = frozenset(s.strip("_") for s in specs.exec_spaces) or frozenset({"host"})
@@ -926,9 +1065,9 @@ class Analyzer:
         if "global" in spaces and ("host" in spaces or "device" in spaces):
             self.error(f"'{'__host__' if 'host' in spaces else '__device__'}' and '__global__' cannot be combined",
                        specs.loc)
-        existing = self.globals.names.get(d.name)
+        existing = self.namespace_scope.names.get(d.name)
         if isinstance(existing, FunctionSymbol) and existing.loc != (0, 0):
-            if existing.type != t:
+            if existing.declared_type != t:
                 self.error(f"conflicting types for '{d.name}' (overloading is not supported)", d.loc)
             return existing
         sym = FunctionSymbol(d.name, t, d.loc, spaces, extern_c=specs.extern_c,
@@ -939,9 +1078,12 @@ class Analyzer:
         if isinstance(existing, (FunctionSymbol, Overloads)) and (
                 isinstance(existing, Overloads) or existing.loc == (0, 0)):
             self.error(f"redefinition of builtin function '{d.name}'", d.loc)
-        self.globals.names[d.name] = sym
+        self.namespace_scope.names[d.name] = sym
         from .mangle import mangle_function  # mangle imports this module
-        sym.mangled = d.name if sym.extern_c or d.name == "main" else mangle_function(d.name, list(t.params))
+        sym.mangled = d.name if sym.extern_c or d.name == "main" else \
+            mangle_function(d.name, list(t.params), self.namespace_path)
+        sym.declared_type = t
+        effective_function_type(sym)
         self.functions.append(sym)
         return sym
 
@@ -954,28 +1096,43 @@ class Analyzer:
         sym = self.declare_function(fdef.specs, d, t)
         if sym.definition is not None:
             self.error(f"redefinition of '{d.name}'", d.loc)
+        self.define_instance(sym, fdef, self.namespace_scope)
+
+    def define_instance(self, sym: "FunctionSymbol", fdef: A.FunctionDef, parent: "Scope") -> None:
+        """Check `fdef`'s body as `sym`'s, its names looked up from `parent` (the file,
+        a namespace, or a template instance's parameters).  Re-entrant: a template
+        instantiated while another function is checked."""
+        d = fdef.declarator
         sym.definition = fdef
         fdef.symbol = sym
-        params = self.parameter_types(d.derivations[-1])
-        sym.param_names = [name for _, name, _ in params]
-        self.function = sym
-        self.scope = Scope(self.globals)
-        fdef.param_symbols = []
-        for index, (ptype, name, loc) in enumerate(params):
-            psym = VarSymbol(name or f"<param {index}>", ptype, "param", loc, index=index, function=sym)
-            fdef.param_symbols.append(psym)
-            if name:
-                self.declare(psym)
+        saved = (self.scope, self.function, self.loop_depth, self.switch_depth)
+        self.scope = parent
         try:
+            params = self.parameter_types(d.derivations[-1])
+            sym.param_names = [name for _, name, _ in params]
+            effective_function_type(sym)
+            if fdef.specs.launch_bounds:
+                sym.launch_bounds = [self.check_expr(e) for e in fdef.specs.launch_bounds]
+            self.function = sym
+            self.loop_depth = self.switch_depth = 0
+            self.scope = Scope(parent)
+            fdef.param_symbols = []
+            for index, (ptype, name, loc) in enumerate(params):
+                psym = VarSymbol(name or f"<param {index}>", sym.type.params[index], "param", loc, index=index,
+                                 function=sym, reference=index in sym.ref_params)
+                fdef.param_symbols.append(psym)
+                if name:
+                    self.declare(psym)
             for item in fdef.body.items:
                 self.check_stmt(item)
         finally:
-            self.scope = self.globals
-            self.function = None
+            self.scope, self.function, self.loop_depth, self.switch_depth = saved
 
     def check_local_declaration(self, decl: A.Declaration) -> None:
         specs = decl.specs
         base = self.base_type(specs)
+        if specs.constexpr:
+            base = with_quals(base, const=True)
         if "typedef" in specs.storage:
             for init in decl.declarators:
                 self.declare(TypedefSymbol(init.declarator.name,
@@ -989,6 +1146,8 @@ class Analyzer:
                 if isinstance(t, FunctionType):
                     self.error("function declarations inside a function are not supported", d.loc)
                     continue
+                if unqualified(t) == AUTO or isinstance(t, ReferenceType):
+                    t = self.deduced_local_type(t, init, d)
                 if isinstance(t, VoidType):
                     self.error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
                     continue
@@ -1003,10 +1162,14 @@ class Analyzer:
                     self.error(f"array '{d.name}' has no size", d.loc)
                 self.declare(sym)  # in scope in its own initializer, as in C
                 init.symbol = sym
-                if init.init is not None:
+                if isinstance(t, PointerType) and getattr(init, "reference", False):
+                    sym.reference = True
+                    sym.type = t
+                elif init.init is not None:
                     if space == "shared":
                         self.error("initializer not allowed for __shared__ variable", init.init.loc)
                     init.init = self.check_initializer(init.init, t)
+                    self.note_constant(sym, init.init)
                     if isinstance(t, ArrayType) and t.size is None and isinstance(init.init, A.InitList):
                         t = ArrayType(t.elem, len(init.init.items))
                         sym.type = t
@@ -1061,6 +1224,14 @@ class Analyzer:
 
     def check_if(self, stmt: A.IfStmt) -> None:
         stmt.cond = self.check_condition(stmt.cond)
+        if stmt.constexpr:      # only the branch taken is instantiated
+            value = constant_value(stmt.cond)
+            if not isinstance(value, (int, float)):
+                self.fail("'if constexpr' condition is not a constant expression", stmt.cond.loc)
+            if value:
+                stmt.else_ = None
+            else:
+                stmt.then = A.CompoundStmt(stmt.loc, [])
         self.check_scoped(stmt.then)
         if stmt.else_ is not None:
             self.check_scoped(stmt.else_)
@@ -1127,6 +1298,112 @@ class Analyzer:
             stmt.value = value
             return
         stmt.value = self.convert_assign(value, unqualified(ret), "returning")
+
+    def check_static_assert(self, stmt: A.StaticAssert) -> None:
+        value = self.constant_int(stmt.cond)
+        if not value:
+            message = f": {stmt.message}" if stmt.message else ""
+            self.error(f"static assertion failed{message}", stmt.cond.loc)
+
+    def check_using_alias(self, stmt: A.UsingAlias) -> None:
+        self.declare(TypedefSymbol(stmt.name, self.resolve_type_name(stmt.type_name), stmt.loc))
+
+    def check_using_directive(self, stmt: A.UsingDirective) -> None:
+        ns = self.scope.lookup(stmt.name)
+        if not isinstance(ns, NamespaceSymbol):
+            self.fail(f"'{stmt.name}' is not a namespace", stmt.loc)
+        for name, sym in ns.scope.names.items():
+            self.scope.names.setdefault(name, sym)
+
+    def check_namespace(self, item: A.NamespaceDef) -> None:
+        name = item.name or "(anonymous namespace)"
+        existing = self.namespace_scope.names.get(name)
+        if not isinstance(existing, NamespaceSymbol):
+            existing = NamespaceSymbol(name, Scope(self.namespace_scope), item.loc, self.namespace_path + (name,))
+            self.namespace_scope.names[name] = existing
+        saved = (self.scope, self.namespace_scope, self.namespace_path)
+        self.scope = self.namespace_scope = existing.scope
+        self.namespace_path = existing.path if item.name else self.namespace_path
+        try:
+            self.check_external_items(item.items)
+        finally:
+            self.scope, self.namespace_scope, self.namespace_path = saved
+        if item.name is None:       # its names are the enclosing scope's
+            for n, sym in existing.scope.names.items():
+                self.scope.names.setdefault(n, sym)
+
+    def check_template_decl(self, item: A.TemplateDecl) -> None:
+        from . import templates as T
+        decl = item.declaration
+        if not item.params:
+            return self.check_specialization(item)
+        if isinstance(decl, A.FunctionDef) or (isinstance(decl, A.Declaration) and decl.declarators):
+            d = decl.declarator if isinstance(decl, A.FunctionDef) else decl.declarators[0].declarator
+            existing = self.namespace_scope.names.get(d.name)
+            if isinstance(existing, T.FunctionTemplate):
+                if isinstance(decl, A.FunctionDef) and not isinstance(existing.definition, A.FunctionDef):
+                    existing.definition, existing.params = decl, item.params
+                return
+            template = T.FunctionTemplate(d.name, item.params, decl, d.loc, self.namespace_path, self.namespace_scope)
+            if isinstance(decl, A.Declaration):     # a prototype: the definition comes later
+                template.definition = A.Declaration(decl.loc, decl.specs, decl.declarators)
+                template.definition.declarator = d
+            self.namespace_scope.names[d.name] = template
+            return
+        if isinstance(decl, A.Declaration):
+            struct = next((s for s in decl.specs.type_specs if isinstance(s, A.StructSpec)), None)
+            if struct is not None and struct.name:
+                if struct.template_args is not None:
+                    self.error("unsupported feature: partial specialization of class templates", item.loc)
+                    return
+                self.namespace_scope.names[struct.name] = T.ClassTemplate(
+                    struct.name, item.params, struct, item.loc, self.namespace_scope)
+                return
+        self.error("unsupported feature: this kind of template", item.loc)
+
+    def check_specialization(self, item: A.TemplateDecl) -> None:
+        """`template <> ...`: an explicit specialization of a function or class template."""
+        from . import templates as T
+        decl = item.declaration
+        if isinstance(decl, A.FunctionDef):
+            d = decl.declarator
+            template = self.scope.lookup(d.name)
+            if not isinstance(template, T.FunctionTemplate):
+                self.fail(f"'{d.name}' is not a function template", d.loc)
+            args = T.explicit_arguments(self, template.params, d.template_args or [], d.loc)
+            if len(args) < len(template.params):
+                arg_types = [self.derive(self.base_type(p.specs), p.declarator)
+                             for p in T._function_deriv(d).params]
+                args = T.deduce(self, template, args, [unqualified(parameter_type(t)) for t in arg_types], d.loc)
+            args = T.complete_arguments(self, template, args, d.loc)
+            template.specializations[T.argument_key(args)] = decl
+            return
+        struct = next((s for s in decl.specs.type_specs if isinstance(s, A.StructSpec)), None) \
+            if isinstance(decl, A.Declaration) else None
+        if struct is not None and struct.template_args is not None:
+            template = self.scope.lookup(struct.name)
+            if not isinstance(template, T.ClassTemplate):
+                self.fail(f"'{struct.name}' is not a class template", struct.loc)
+            args = T.explicit_arguments(self, template.params, struct.template_args, struct.loc)
+            args = T.complete_arguments(self, template, args, struct.loc)
+            template.specializations[T.argument_key(args)] = struct
+            return
+        self.error("unsupported feature: this kind of template specialization", item.loc)
+
+    def check_explicit_instantiation(self, item: A.ExplicitInstantiation) -> None:
+        from . import templates as T
+        decl = item.declaration
+        d = decl.declarators[0].declarator if isinstance(decl, A.Declaration) and decl.declarators else \
+            getattr(decl, "declarator", None)
+        template = self.scope.lookup(d.name) if d is not None and d.name else None
+        if not isinstance(template, T.FunctionTemplate):
+            self.fail("unsupported feature: explicit instantiation of anything but a function template", item.loc)
+        args = T.explicit_arguments(self, template.params, d.template_args or [], d.loc)
+        if len(args) < len(template.params):
+            arg_types = [self.derive(self.base_type(p.specs), p.declarator) for p in T._function_deriv(d).params]
+            args = T.deduce(self, template, args, [unqualified(parameter_type(t)) for t in arg_types], d.loc)
+        args = T.complete_arguments(self, template, args, d.loc)
+        T.instantiate_function(self, template, args, d.loc)
 
     def check_break(self, stmt: A.BreakStmt) -> None:
         if self.loop_depth == 0 and self.switch_depth == 0:
@@ -1212,6 +1489,10 @@ class Analyzer:
             if sym.kind == "builtin" and self.function is not None and not self.function.on_device:
                 self.fail(f"'{expr.name}' is only available in device code", expr.loc)
             expr.type = sym.type
+            if sym.const_value is not None and sym.kind == "global":   # `constexpr int N = 8;`: its value
+                return A.IntLit(expr.loc, sym.const_value, str(sym.const_value), unqualified(sym.type))
+            if sym.reference:       # a `T&`: the object it refers to
+                return A.Unary(expr.loc, "*", expr, sym.type.pointee)
         elif isinstance(sym, EnumConstSymbol):
             expr.type = sym.type if sym.type is not CUDA_MEMCPY_KIND and sym.type is not CUDA_ERROR else sym.type
         elif isinstance(sym, FunctionSymbol):
@@ -1220,6 +1501,43 @@ class Analyzer:
         elif isinstance(sym, Overloads):
             expr.type = sym.candidates[0].type
         return expr
+
+    def check_template_id(self, expr: A.TemplateId) -> A.Expr:
+        """`f<int>` not called: the instance's address."""
+        sym = self.template_callee(expr, None, expr.loc)
+        ident = A.Ident(expr.loc, sym.mangled)
+        ident.symbol = sym
+        ident.type = sym.type
+        self.function_designator(sym, expr.loc)
+        return ident
+
+    def template_callee(self, func, args: list | None, loc) -> "FunctionSymbol":
+        """The instance a template-id or a function template's name calls: explicit
+        arguments, then deduction from `args`' types, then defaults."""
+        from . import templates as T
+        template = self.scope.lookup(func.name)
+        if not isinstance(template, T.FunctionTemplate):
+            self.fail(f"'{func.name}' is not a function template", func.loc)
+        written = getattr(func, "args", None) or []
+        explicit = T.explicit_arguments(self, template.params, written, func.loc)
+        if args is not None and len(explicit) < len(template.params):
+            arg_types = [unqualified(decay(a.type)) for a in args]
+            explicit = T.deduce(self, template, explicit, arg_types, loc)
+        explicit = T.complete_arguments(self, template, explicit, loc)
+        return T.instantiate_function(self, template, explicit, loc)
+
+    def template_type(self, spec: A.TemplateTypeRef) -> Type:
+        from . import templates as T
+        template = self.scope.lookup(spec.name)
+        if isinstance(template, TypedefSymbol):     # the injected class name inside its own template
+            return template.type
+        if not isinstance(template, T.ClassTemplate):
+            self.fail(f"'{spec.name}' is not a class template", spec.loc)
+        if spec.args is None:
+            self.fail(f"use of class template '{spec.name}' requires template arguments", spec.loc)
+        args = T.explicit_arguments(self, template.params, spec.args, spec.loc)
+        args = T.complete_arguments(self, template, args, spec.loc)
+        return T.instantiate_class(self, template, args, spec.loc)
 
     def function_designator(self, sym: "FunctionSymbol", loc) -> None:
         """A function named other than as a direct call's callee: in device code its
@@ -1534,9 +1852,13 @@ class Analyzer:
         return expr
 
     def resolve_callee(self, func: A.Expr, args: list[A.Expr], loc) -> FunctionSymbol:
+        if isinstance(func, A.TemplateId):
+            return self.template_callee(func, args, loc)
         if not isinstance(func, A.Ident):
             self.fail("only direct calls of named functions are supported", func.loc)
         sym = self.scope.lookup(func.name)
+        if sym.__class__.__name__ == "FunctionTemplate":
+            return self.template_callee(func, args, loc)
         if sym is None:
             self.undeclared(func.name, func.loc)
         if isinstance(sym, Overloads):
@@ -1604,6 +1926,8 @@ class Analyzer:
 
     def is_indirect_callee(self, func: A.Expr) -> bool:
         """A call through a pointer: the callee is not a function's (or overload set's) name."""
+        if isinstance(func, A.TemplateId):
+            return False
         if not isinstance(func, A.Ident):
             return True
         sym = self.scope.lookup(func.name)
@@ -1644,8 +1968,11 @@ class Analyzer:
             few = "few" if len(args) < len(params) else "many"
             self.fail(f"too {few} arguments to function call, expected {len(params)}, have {len(args)}", loc)
         out = []
+        refs = callee.ref_params
         for k, arg in enumerate(args):
-            if k < len(params):
+            if k in refs:
+                out.append(self.bind_reference(arg, params[k]))
+            elif k < len(params):
                 out.append(self.convert_assign(arg, params[k], "passing argument"))
             else:  # default argument promotions for `...`
                 t = arg.type
@@ -1656,6 +1983,15 @@ class Analyzer:
                 else:
                     out.append(arg)
         return out
+
+    def bind_reference(self, arg: A.Expr, param: PointerType) -> A.Expr:
+        """A `T&` parameter takes its argument's address."""
+        if not self.is_lvalue(arg):
+            self.fail("a non-const reference cannot bind to a temporary", arg.loc)
+        if unqualified(arg.type) != unqualified(param.pointee) or (arg.type.const and not param.pointee.const):
+            self.fail(f"cannot bind a reference of type '{param.pointee} &' to a value of type '{arg.type}'",
+                      arg.loc)
+        return A.Unary(arg.loc, "&", arg, PointerType(arg.type))
 
     def check_launch(self, expr: A.Launch) -> A.Expr:
         args = [self.operand(a) for a in expr.args]
@@ -1814,6 +2150,13 @@ class Analyzer:
         return value
 
 
+# File-level items other than functions and declarations.
+_EXTERNAL_CHECKS = {
+    A.TemplateDecl: Analyzer.check_template_decl, A.ExplicitInstantiation: Analyzer.check_explicit_instantiation,
+    A.NamespaceDef: Analyzer.check_namespace, A.UsingDirective: Analyzer.check_using_directive,
+    A.UsingAlias: Analyzer.check_using_alias, A.StaticAssert: Analyzer.check_static_assert,
+}
+
 # Node class -> the Analyzer method that checks it.
 _EXPR_CHECKS = {
     A.Ident: Analyzer.check_ident, A.IntLit: Analyzer.check_int_lit, A.FloatLit: Analyzer.check_float_lit,
@@ -1825,6 +2168,7 @@ _EXPR_CHECKS = {
     A.Cast: Analyzer.check_cast, A.SizeofExpr: Analyzer.check_sizeof_expr,
     A.SizeofType: Analyzer.check_sizeof_type, A.Construct: Analyzer.check_construct,
     A.ImplicitCast: lambda self, expr: expr, A.CxxCast: Analyzer.check_cxx_cast,
+    A.TemplateId: Analyzer.check_template_id,
 }
 _STMT_CHECKS = {
     A.CompoundStmt: Analyzer.check_compound, A.ExprStmt: Analyzer.check_expr_stmt, A.IfStmt: Analyzer.check_if,
@@ -1833,6 +2177,7 @@ _STMT_CHECKS = {
     A.ContinueStmt: Analyzer.check_continue, A.SwitchStmt: Analyzer.check_switch,
     A.CaseStmt: Analyzer.check_case, A.DefaultStmt: Analyzer.check_default,
     A.Declaration: Analyzer.check_local_declaration, A.AsmStmt: Analyzer.check_asm,
+    A.StaticAssert: Analyzer.check_static_assert, A.UsingAlias: Analyzer.check_using_alias,
 }
 
 
@@ -1841,7 +2186,7 @@ def constant_value(expr: A.Expr):
     cls = expr.__class__
     if cls is A.Ident:   # the common cases first, by exact class (hot)
         symbol = expr.symbol
-        return symbol.value if isinstance(symbol, EnumConstSymbol) else None
+        return symbol.value if isinstance(symbol, EnumConstSymbol) else getattr(symbol, "const_value", None)
     if cls in _NEVER_CONSTANT:
         return None
     if isinstance(expr, (A.IntLit, A.CharLit)):
