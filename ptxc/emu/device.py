@@ -288,14 +288,9 @@ class Module:
     def kernel(self, name: str) -> Kernel:
         if name in self.kernels:
             return self.kernels[name]
-        from .names import demangle_base, instance_matches, parse_instance_name, template_args
-        base, spec_args = parse_instance_name(name)
-        matches = [k for k in self.kernels.values() if demangle_base(k.name) == base]
-        if spec_args is not None:       # a template instance, as the source or c++filt writes it
-            matches = [k for k in matches if template_args(k.name) is not None
-                       and instance_matches(spec_args, template_args(k.name))]
-            exact = [k for k in matches if len(template_args(k.name)) == len(spec_args)]
-            matches = exact or matches
+        from .names import demangle_base, matching_symbols
+        by_symbol = {k.name: k for k in self.kernels.values()}
+        matches = [by_symbol[m] for m in matching_symbols(list(by_symbol), name)]
         if len(matches) == 1:
             return matches[0]
         known = ", ".join(sorted(demangle_base(k) for k in self.kernels))

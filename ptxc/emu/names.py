@@ -69,6 +69,11 @@ def _args(text: str) -> tuple[list, str]:
 
 
 def _arg(text: str) -> tuple[str, str]:
+    if text.startswith("L") and text[1] not in _BUILTINS:   # an enum's value: `(Mode)1`, as c++filt
+        enum, text = _type(text[1:])
+        end = text.index("E")
+        number, text = text[:end], text[end + 1:]
+        return f"({enum}){'-' + number[1:] if number.startswith('n') else number}", text
     if text.startswith("L"):
         code, text = text[1], text[2:]
         end = text.index("E")
@@ -91,6 +96,15 @@ def _type(text: str) -> tuple[str, str]:
     if head == "K":
         inner, text = _type(text[1:])
         return inner + " const", text
+    if head == "N":     # a nested name: its last component (substitutions read as a prefix)
+        text = text[1:]
+        name = ""
+        while not text.startswith("E"):
+            if text.startswith("S"):
+                text = text[text.index("_") + 1:]
+                continue
+            name, text = _type(text)
+        return name, text[1:]
     if head.isdigit():
         n, text = _length(text)
         name, text = text[:n], text[n:]
@@ -128,6 +142,9 @@ def _same_arg(spec: str, arg: str) -> bool:
     spec, arg = _normal(spec), _normal(arg)
     if spec == arg:
         return True
+    enum = re.fullmatch(r"\((\w+)\)(-?\d+)", arg)
+    if enum and re.fullmatch(r"\((\w+)\)(-?\d+)", spec):
+        return spec == arg
     if re.fullmatch(r"-?\d+[uUlL]*", spec) and re.fullmatch(r"-?\d+[ul]*", arg):
         return int(spec.rstrip("uUlL")) == int(arg.rstrip("ul"))
     # `const float*` written either way round
@@ -152,3 +169,48 @@ def instance_matches(spec_args: list, symbol_args: list) -> bool:
     if len(spec_args) > len(symbol_args):
         return False
     return all(_same_arg(s, a) for s, a in zip(spec_args, symbol_args))
+
+
+_ENUM = re.compile(r"\benum\s+(?:class\s+|struct\s+)?(\w+)\s*(?::[^{]*)?\{([^}]*)\}")
+
+
+def resolve_enum_names(name: str, source: str) -> str:
+    """`hist<Mode::Low>` -> `hist<(Mode)0>`: a LAUNCH line may name an enum template
+    argument by its (qualified) enumerator; the values come from the source's enums."""
+    if "::" not in name or "<" not in name:
+        return name
+    values = {}
+    for m in _ENUM.finditer(source):
+        value = -1
+        for item in m.group(2).split(","):
+            item = item.strip()
+            if not item:
+                continue
+            label, _, given = item.partition("=")
+            try:
+                value = int(given.strip(), 0) if given.strip() else value + 1
+            except ValueError:
+                break
+            values[(m.group(1), label.strip())] = value
+
+    def replace(match):
+        parts = match.group(0).split("::")
+        key = (parts[-2], parts[-1]) if len(parts) >= 2 else None
+        if key in values:
+            return f"({parts[-2]}){values[key]}"
+        return match.group(0)
+    head, _, args = name.partition("<")
+    return head + "<" + re.sub(r"[A-Za-z_]\w*(?:::[A-Za-z_]\w*)+", replace, args)
+
+
+def matching_symbols(symbols, name: str) -> list:
+    """The mangled symbols a LAUNCH line's kernel name names: a plain name (demangled
+    base), or a template instance written as the source or c++filt writes it, trailing
+    default arguments left out (an exact argument count wins)."""
+    base, spec_args = parse_instance_name(name)
+    matches = [k for k in symbols if demangle_base(k) == base]
+    if spec_args is None:
+        return matches
+    matches = [k for k in matches if template_args(k) is not None and instance_matches(spec_args, template_args(k))]
+    exact = [k for k in matches if len(template_args(k)) == len(spec_args)]
+    return exact or matches

@@ -952,7 +952,8 @@ class Parser:
         state = self.start_state
         states = [state]
         values: list = []
-        for tok in self.lexer.tokens(text, set(BUILTIN_TYPE_NAMES)):
+        self.last_tokens = tokens = self.lexer.tokens(text, set(BUILTIN_TYPE_NAMES))
+        for tok in tokens:
             ttype = tok[0]
             action = actions[state].get(ttype, _NO_ACTION)
             while action.__class__ is not int:     # reductions until tok is shifted
@@ -1011,6 +1012,10 @@ class Parser:
     def error(self, tok: Token, state: int, values: list) -> SyntaxErrorAt:
         if tok[0] == "$ERROR":    # (no state has an action for it: the lexer's error)
             return SyntaxErrorAt(tok[1], tok[2], tok[3])
+        unsupported = unsupported_construct(self.last_tokens, tok)
+        if unsupported is not None:
+            what, at = unsupported
+            return SyntaxErrorAt(f"unsupported feature: {what}", at[2], at[3])
         expected = {s for s in self.actions[state]}
         for closer, text in (("SEMICOLON", "';'"), ("RPAR", "')'"), ("RSQB", "']'"), ("COLON", "':'"),
                              ("RBRACE", "'}'")):
@@ -1026,6 +1031,56 @@ class Parser:
         if "IDENTIFIER" in expected:
             return SyntaxErrorAt(f"expected identifier before '{tok[1]}'", tok[2], tok[3])
         return SyntaxErrorAt(f"unexpected '{tok[1]}'", tok[2], tok[3])
+
+
+# C++ that the subset leaves out, by the word that starts it: a syntax error at or after
+# one is reported as the feature, by name (diagnostics, issue 15).
+UNSUPPORTED_WORDS = {
+    "virtual": "virtual functions", "try": "exceptions", "catch": "exceptions", "throw": "exceptions",
+    "typeid": "RTTI (typeid)", "dynamic_cast": "RTTI (dynamic_cast)", "new": "new and delete",
+    "delete": "new and delete", "operator": "operator overloading", "this": "member functions",
+    "public": "classes with access specifiers", "private": "classes with access specifiers",
+    "protected": "classes with access specifiers", "friend": "friend declarations",
+    "goto": "goto", "concept": "concepts", "requires": "concepts", "co_await": "coroutines",
+    "decltype": "decltype", "alignas": "alignas", "thread_local": "thread_local",
+}
+
+
+def unsupported_construct(tokens: list, at: Token):
+    """(feature, token) for the C++ construct outside the subset that a syntax error at
+    `at` comes from, or None: a word of UNSUPPORTED_WORDS before it; `(` inside a struct
+    body (a member function or constructor); `[` where an expression starts (a lambda);
+    `...` in a template's parameters (a variadic template)."""
+    try:
+        end = tokens.index(at)
+    except ValueError:
+        return None
+    for tok in tokens[:end + 1]:
+        if tok[0] == "IDENTIFIER" and tok[1] in UNSUPPORTED_WORDS:
+            return UNSUPPORTED_WORDS[tok[1]], tok
+    if at[1] == "[" and end > 0 and tokens[end - 1][1] in ("=", "(", ",", "return"):
+        return "lambdas", at
+    if at[1] == "..." or (end + 1 < len(tokens) and tokens[end + 1][1] == "..." and tokens[end - 1][1] in
+                          ("typename", "class")):
+        return "variadic templates", at
+    depth = []      # the braces open at `at`: is the innermost a struct's body?
+    for k in range(end):
+        value = tokens[k][1]
+        if value == "{":
+            depth.append(k >= 2 and (tokens[k - 2][1] in ("struct", "class", "union") or
+                                     tokens[k - 1][1] in ("struct", "class", "union")))
+        elif value == "}" and depth:
+            depth.pop()
+    if depth and depth[-1]:     # in a struct body: a `(` before the member's end is a function
+        for tok in tokens[end:end + 64]:
+            if tok[1] in (";", "{", "}"):
+                break
+            if tok[1] == "(":
+                return "member functions and constructors", at
+    if at[1] == ":" and end > 0 and tokens[end - 1][0] in ("TYPE_NAME", "IDENTIFIER") and \
+            any(t[1] in ("struct", "class") for t in tokens[max(0, end - 3):end]):
+        return "inheritance", at
+    return None
 
 
 def _direct_callback(callback, size: int):
