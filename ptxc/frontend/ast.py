@@ -78,6 +78,7 @@ class Declarator(Node):
 class ParameterDeclaration(Node):
     specs: DeclSpecifiers
     declarator: Declarator
+    default: Any = None     # C++ default argument
 
 
 @dataclass(slots=True, eq=False)
@@ -118,6 +119,7 @@ class StructSpec(Node):
     name: Optional[str]
     members: Optional[list]  # None: a reference to a tag declared elsewhere
     template_args: Optional[list] = None   # `template <> struct S<float> {...}`
+    align: Any = None       # `struct __align__(16) S`: the expression
 
 
 @dataclass(slots=True, eq=False)

@@ -268,9 +268,13 @@ class BuildAst(Transformer):
 
     def struct_spec(self, children):
         kw = children[0][1]
-        name = children[1] if len(children) > 1 else None
-        members = children[2] if len(children) > 2 else None
-        return A.StructSpec(kw[2:], kw[1], name[1] if name is not None else None, members)
+        align = children[1]
+        name = children[2] if len(children) > 2 else None
+        members = children[3] if len(children) > 3 else None
+        return A.StructSpec(kw[2:], kw[1], name[1] if name is not None else None, members, None, align)
+
+    def struct_align(self, children):
+        return children[0]
 
     def struct_specialization(self, children):
         kw, name, args, members = children
@@ -342,10 +346,10 @@ class BuildAst(Transformer):
         return ([c for c in children if not isinstance(c, Token)], variadic)
 
     def parameter_declaration(self, children):
-        specs, declarator = children
+        specs, declarator, default = children
         if declarator is None:
             declarator = A.Declarator(specs.loc, None, [])
-        return A.ParameterDeclaration(specs.loc, specs, declarator)
+        return A.ParameterDeclaration(specs.loc, specs, declarator, default)
 
     def type_name(self, children):
         specs, declarator = children
@@ -798,6 +802,7 @@ class Lexer:
         in_typedef = False
         depth = 0
         expect_tag = False
+        shadowed: set = set()   # tags that a variable of the same name hides
         for k in range(first, len(kinds)):
             kind = kinds[k]
             if kind == "TEMPLATE_TYPE_NAME":    # `template <...> struct Name`: its tag
@@ -806,12 +811,16 @@ class Lexer:
                 value = values[k]
                 if expect_tag:
                     expect_tag = False
-                    if value in type_names:
+                    if value in type_names or value in shadowed:
                         kinds[k] = "TYPE_NAME"
                     else:
                         type_names.add(value)  # C++: `struct S {...}; S s;`
                 elif value in type_names:
-                    kinds[k] = "TYPE_NAME"
+                    if _declares_variable(kinds, values, k):     # `struct node *node;`: a variable now
+                        type_names.discard(value)
+                        shadowed.add(value)
+                    else:
+                        kinds[k] = "TYPE_NAME"
                 elif in_typedef and (depth == 0 or (depth == 1 and values[k - 1] == "*")):
                     type_names.add(value)
             elif kind in _HACK_KINDS:
@@ -819,6 +828,10 @@ class Lexer:
                     in_typedef, depth = True, 0
                 else:
                     expect_tag = True
+            elif expect_tag and values[k] in _TAG_ENDS:   # `struct { ... }`: no tag
+                expect_tag = False
+                if in_typedef and values[k] == "{":
+                    depth += 1
             elif in_typedef:
                 value = values[k]
                 if value in "([{":
@@ -827,6 +840,18 @@ class Lexer:
                     depth -= 1
                 elif value == ";" and depth == 0:
                     in_typedef = False
+
+
+_TAG_ENDS = frozenset({"{", ";", "*", "&", ",", ">", ")"})
+
+
+def _declares_variable(kinds: list, values: list, k: int) -> bool:
+    """Is the type name at k a declarator's name (`LatLong *LatLong;`, `struct node node,`)?"""
+    if k + 1 >= len(values) or values[k + 1] not in (";", ",", "=", ")", "["):
+        return False
+    before = values[k - 1] if k > 0 else ""
+    return before in ("*", "&") or (kinds[k - 1] == "TYPE_NAME" and k >= 2 and
+                                    values[k - 2] in ("struct", "union", "enum", "class"))
 
 
 def _after_angles(values: list, k: int) -> int:

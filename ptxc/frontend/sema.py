@@ -470,6 +470,7 @@ class FunctionSymbol:
     template_args: list = field(default_factory=list)   # an instance of a function template: its arguments
     ref_params: frozenset = frozenset()   # indices of `T&` parameters (passed as `T *`)
     declared_type: object = None          # the type as declared (references kept)
+    defaults: list = field(default_factory=list)   # per parameter: its default argument (unchecked) or None
 
     def __repr__(self) -> str:
         return f"FunctionSymbol({self.name!r}, {type_name(self.type)!r})"
@@ -923,6 +924,9 @@ class Analyzer:
         if spec.name and self.namespace_path:
             name = "::".join(self.namespace_path + (spec.name,))
         struct = make_struct(name, fields, spec.kind)
+        if spec.align is not None:      # `struct __align__(16) S`: at least that alignment
+            align = max(struct.align, self.constant_int(spec.align))
+            struct = dataclasses.replace(struct, align=align, size=(struct.size + align - 1) // align * align)
         if spec.name:
             self.scope.tags[spec.name] = struct
         return struct
@@ -1075,6 +1079,7 @@ class Analyzer:
                              inline=next(iter(specs.function_specs), None))
         fderiv = d.derivations[-1] if d.derivations and isinstance(d.derivations[-1], A.FunctionDeriv) else None
         sym.param_names = [p.declarator.name for p in fderiv.params] if fderiv else []
+        sym.defaults = [p.default for p in fderiv.params] if fderiv else []
         if isinstance(existing, (FunctionSymbol, Overloads)) and (
                 isinstance(existing, Overloads) or existing.loc == (0, 0)):
             self.error(f"redefinition of builtin function '{d.name}'", d.loc)
@@ -1964,6 +1969,10 @@ class Analyzer:
 
     def convert_args(self, callee: FunctionSymbol, args: list[A.Expr], loc) -> list[A.Expr]:
         params = callee.type.params
+        missing = callee.defaults[len(args):len(params)]
+        if missing and all(d is not None for d in missing):     # C++ default arguments
+            import copy
+            args = list(args) + [self.operand(copy.deepcopy(d)) for d in missing]
         if len(args) < len(params) or (len(args) > len(params) and not callee.type.variadic):
             few = "few" if len(args) < len(params) else "many"
             self.fail(f"too {few} arguments to function call, expected {len(params)}, have {len(args)}", loc)

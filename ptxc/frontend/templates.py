@@ -200,6 +200,7 @@ def instantiate_function(analyzer, template: FunctionTemplate, args: list, loc) 
     shown = f"{template.name}<{', '.join(argument_text(a) for a in args)}>"
     sym = S.FunctionSymbol(shown, t, fdef.declarator.loc, spaces, launch_bounds=list(fdef.specs.launch_bounds),
                            inline=next((s for s in fdef.specs.function_specs if s != "constexpr"), None))
+    sym.defaults = [p.default for p in _function_deriv(fdef.declarator).params]
     sym.mangled = mangle_template_function(template.name, template.namespace, args, declared)
     sym.template_args = args
     template.instances[key] = sym
