@@ -62,6 +62,7 @@ class ArrayDeriv(Node):
 class FunctionDeriv(Node):
     params: list            # ParameterDeclaration
     variadic: bool = False
+    const: bool = False     # a const member function: `float norm() const`
 
 
 @dataclass(slots=True, eq=False)
@@ -91,6 +92,7 @@ class TypeName(Node):
 @dataclass(slots=True, eq=False)
 class InitList(Node):
     items: list
+    braced_init: bool = False   # `T x{...}` (a constructor's call where T has one)
 
 
 @dataclass(slots=True, eq=False)
@@ -111,15 +113,39 @@ class Declaration(Node):
 class StructMember(Node):
     specs: DeclSpecifiers
     declarators: list       # Declarator
+    inits: list = field(default_factory=list)   # per declarator: its `= value` or None (static members)
+
+
+@dataclass(slots=True, eq=False)
+class ConstructorDef(Node):
+    """`__device__ S(float x) : a(x), b(0) { ... }` inside struct S."""
+    specs: Any              # DeclSpecifiers or None
+    params: list            # ParameterDeclaration
+    inits: list             # (member name, [Expr])
+    body: Any
+
+
+@dataclass(slots=True, eq=False)
+class Lambda(Node):
+    """`[=](float x) { return a * x; }`: captures are "=", "&", "x", "&x", "this"."""
+    captures: list
+    params: list            # ParameterDeclaration
+    ret: Any                # TypeName or None
+    body: Any
+    type: Any = None
+    spaces: list = field(default_factory=list)   # `[=] __device__ (...)`: its execution spaces
 
 
 @dataclass(slots=True, eq=False)
 class StructSpec(Node):
-    kind: str               # "struct" or "union"
+    kind: str               # "struct", "union" or "class"
     name: Optional[str]
     members: Optional[list]  # None: a reference to a tag declared elsewhere
     template_args: Optional[list] = None   # `template <> struct S<float> {...}`
     align: Any = None       # `struct __align__(16) S`: the expression
+    bases: list = field(default_factory=list)   # TypeNameRef / TemplateTypeRef of `: public B`
+    instance: Any = None    # sema: (ClassTemplate, arguments) when this is an instance's copy
+    captures: Any = None    # a lambda's closure: {captured name: by reference}
 
 
 @dataclass(slots=True, eq=False)
@@ -447,10 +473,11 @@ class SizeofType(Expr):
 
 @dataclass(slots=True, eq=False)
 class Construct(Expr):
-    """C++ functional notation: `float(i)`, `dim3(16, 16)`."""
+    """C++ functional notation: `float(i)`, `dim3(16, 16)`, `Vec{a, b}`."""
     type_name: TypeName
     args: list
     type: Any = None
+    braced: bool = False
 
 
 @dataclass(slots=True, eq=False)

@@ -117,6 +117,37 @@ class Mangler:
         return f"L{code}{'n' if value < 0 else ''}{abs(int(value))}E"
 
 
+# Itanium's <operator-name>s; the unary forms where the operator takes one operand.
+OPERATOR_CODES = {
+    "+": "pl", "-": "mi", "*": "ml", "/": "dv", "%": "rm", "&": "an", "|": "or", "^": "eo", "=": "aS",
+    "+=": "pL", "-=": "mI", "*=": "mL", "/=": "dV", "%=": "rM", "&=": "aN", "|=": "oR", "^=": "eO",
+    "<<": "ls", ">>": "rs", "<<=": "lS", ">>=": "rS", "==": "eq", "!=": "ne", "<": "lt", ">": "gt",
+    "<=": "le", ">=": "ge", "!": "nt", "&&": "aa", "||": "oo", "++": "pp", "--": "mm", "()": "cl",
+    "[]": "ix", "~": "co",
+}
+UNARY_CODES = {"+": "ps", "-": "ng", "*": "de", "&": "ad"}
+
+
+def unqualified_name(name: str, operands: int) -> str:
+    """<unqualified-name>: `3dot`, or `pl` for operator+ (`ng` for a unary minus)."""
+    if name.startswith("operator") and name[8:] in OPERATOR_CODES:
+        op = name[8:]
+        return UNARY_CODES[op] if operands == 1 and op in UNARY_CODES else OPERATOR_CODES[op]
+    return f"{len(name)}{name}"
+
+
+def mangle_member(struct: "S.StructType", name: str | None, param_types: list, const: bool = False) -> str:
+    """A member function (`_ZNK4Vec23dotERKS_`) or, `name` None, a constructor (`_ZN4Vec2C1Eff`):
+    the class is a prefix, and so a substitution candidate, like the type it is."""
+    mangler = Mangler()
+    prefix = mangler.type(S.unqualified(struct))
+    if prefix.startswith("N") and prefix.endswith("E"):     # a class inside a namespace
+        prefix = prefix[1:-1]
+    member = "C1" if name is None else unqualified_name(name, len(param_types) + 1)
+    params = "".join(mangler.type(S.parameter_type(t)) for t in param_types) or "v"
+    return f"_ZN{'K' if const else ''}{prefix}{member}E{params}"
+
+
 def mangle_template_function(name: str, namespace: tuple, args: list, declared: "S.FunctionType") -> str:
     """A function template's instance: its name with `I<args>E`, then the declared
     return and parameter types (written with T_, T0_ where the declaration uses the
@@ -125,10 +156,10 @@ def mangle_template_function(name: str, namespace: tuple, args: list, declared: 
     if namespace:
         head = "N" + mangler.prefix(list(namespace))
         mangler.substitutions.append(("prefix", tuple(namespace) + (name,)))
-        head += f"{len(name)}{name}" + mangler.template_args(args) + "E"
+        head += unqualified_name(name, len(declared.params)) + mangler.template_args(args) + "E"
     else:
         mangler.substitutions.append(("template", name))
-        head = f"{len(name)}{name}" + mangler.template_args(args)
+        head = unqualified_name(name, len(declared.params)) + mangler.template_args(args)
     ret = mangler.type(declared.ret)
     params = "".join(mangler.type(S.parameter_type(t)) for t in declared.params) or "v"
     return f"_Z{head}{ret}{params}"
@@ -137,7 +168,7 @@ def mangle_template_function(name: str, namespace: tuple, args: list, declared: 
 def mangle_function(name: str, param_types: list, namespace: tuple = ()) -> str:
     """`_Z<len><name><parameter types>`; `v` for an empty parameter list."""
     mangler = Mangler()
-    head = f"{len(name)}{name}"
+    head = unqualified_name(name, len(param_types))
     if namespace:
         head = "N" + mangler.prefix(list(namespace)) + head + "E"
     params = "".join(mangler.type(S.parameter_type(t)) for t in param_types) or "v"

@@ -208,6 +208,17 @@ class BuildAst(Transformer):
         declarator, init = children
         return A.InitDeclarator(declarator.loc, declarator, init)
 
+    def brace_init_declarator(self, children):
+        declarator, tok, items = children
+        return A.InitDeclarator(declarator.loc, declarator, A.InitList(tok[2:], items or [], True))
+
+    def brace_construct(self, children):
+        head, tok, args = children
+        loc = head[2:]
+        specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, head[1])])
+        type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
+        return A.Construct(loc, type_name, args or [], None, True)
+
     def init_list(self, children):
         items = children[0] if children and children[0] is not None else []
         return A.InitList(items[0].loc if items else (0, 0), items)
@@ -269,23 +280,96 @@ class BuildAst(Transformer):
     def struct_spec(self, children):
         kw = children[0][1]
         align = children[1]
-        name = children[2] if len(children) > 2 else None
-        members = children[3] if len(children) > 3 else None
-        return A.StructSpec(kw[2:], kw[1], name[1] if name is not None else None, members, None, align)
+        name = children[2]
+        bases = children[3] if len(children) > 3 else None
+        members = children[4] if len(children) > 4 else None
+        kind = "struct" if kw[1] == "class" else kw[1]
+        return A.StructSpec(kw[2:], kind, name[1] if name is not None else None, members, None, align,
+                            bases or [])
+
+    def base_clause(self, children):
+        return children
+
+    def base_spec(self, children):
+        rest = [c for c in children[1:] if c is not None]
+        head = rest[0]
+        if isinstance(head, Token):
+            if head[0] == "TEMPLATE_TYPE_NAME":
+                return A.TemplateTypeRef(head[2:], head[1], rest[1] if len(rest) > 1 else None)
+            return A.TypeNameRef(head[2:], head[1])
+        return head
+
+    def access(self, children):
+        return children[0]
+
+    def member_function(self, children):
+        return children[0]
+
+    def constructor_def(self, children):
+        specs, tok, params, inits, body = children
+        params, _ = params or ([], False)
+        return A.ConstructorDef(tok[2:], specs, params, inits or [], body)
+
+    def access_label(self, children):
+        return None
+
+    def member_declarator_list(self, children):
+        return children
+
+    def member_declarator(self, children):
+        return (children[0], children[1])
+
+    def ctor_inits(self, children):
+        return children
+
+    def ctor_init(self, children):
+        name, args = children
+        return (name[1], args or [], name[2:])
+
+    def const_function_declarator(self, children):
+        inner, params = children[0], children[1]
+        params, variadic = params or ([], False)
+        deriv = A.FunctionDeriv(inner.loc, params, variadic, True)
+        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args)
+
+    def operator_declarator(self, children):
+        tok, symbol = children
+        return A.Declarator(tok[2:], "operator" + symbol, [])
+
+    def operator_symbol(self, children):
+        return "".join(c[1] for c in children)
+
+    def this_expr(self, children):
+        return A.Ident(children[0][2:], "this")
+
+    def lambda_expr(self, children):
+        captures = [c[1] for c in children if isinstance(c, tuple) and c and c[0] == "capture"]
+        params = next((c[0] for c in children if isinstance(c, tuple) and len(c) == 2 and c[0] != "capture"), [])
+        ret = next((c for c in children if isinstance(c, A.TypeName)), None)
+        body = children[-1]
+        spaces = [c[1][1] for c in children if isinstance(c, list) and c and c[0] == "exec_spaces"]
+        node = A.Lambda(body.loc, captures, params, ret, body)
+        node.spaces = spaces
+        return node
+
+    def capture(self, children):
+        return ("capture", "".join(c[1] for c in children) or "=")
 
     def struct_align(self, children):
         return children[0]
 
     def struct_specialization(self, children):
-        kw, name, args, members = children
-        return A.StructSpec(kw[1][2:], kw[1][1], name[1], members, args)
+        kw, name, args, bases, members = children
+        kind = "struct" if kw[1][1] == "class" else kw[1][1]
+        return A.StructSpec(kw[1][2:], kind, name[1], members, args, None, bases or [])
 
     def struct_body(self, children):
-        return children
+        return [c for c in children if c is not None]
 
     def struct_member(self, children):
         specs, declarators = children
-        return A.StructMember(specs.loc, specs, declarators)
+        declarators = declarators or []
+        return A.StructMember(specs.loc, specs, [d for d, _ in declarators], [i for _, i in declarators])
 
     def struct_declarator_list(self, children):
         return children
@@ -536,6 +620,12 @@ class BuildAst(Transformer):
         type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
         return A.Construct(loc, type_name, args or [])
 
+    def qualified_construct(self, children):
+        ref, _, args, _ = children
+        loc = ref.loc
+        specs = A.DeclSpecifiers(loc, [], [], [], [], [], [ref])
+        return A.Construct(loc, A.TypeName(loc, specs, A.Declarator(loc, None, [])), args or [])
+
     def cxx_cast(self, children):
         kind = children[0]
         type_name = next(c for c in children if isinstance(c, A.TypeName))
@@ -709,6 +799,10 @@ class Lexer:
         if "TEMPLATE" in present or "USING" in present:
             self.mark_templates(kinds, values, type_names)
         self.mark_type_names(kinds, values, type_names)
+        if "STRUCT" in present or "CLASS" in present:
+            mark_constructors(kinds, values)
+        if "{" in values:
+            mark_brace_inits(kinds, values)
         if "::" in values:
             self.mark_namespaces(kinds, values)
         out = list(zip(kinds, values, lines, columns))
@@ -840,6 +934,64 @@ class Lexer:
                     depth -= 1
                 elif value == ";" and depth == 0:
                     in_typedef = False
+
+
+def mark_constructors(kinds: list, values: list) -> None:
+    """Inside `struct S { ... }` (at the body's own level), `S (` starts a constructor:
+    its name is a CTOR_NAME, not the type name that would begin a member's type."""
+    count = len(values)
+    bodies = {}     # index of a class body's `{` -> the class's name
+    for k in range(count - 1):
+        if values[k] in ("struct", "class") and kinds[k] in ("STRUCT", "CLASS"):
+            j = k + 1
+            if j < count and values[j] in ("__align__", "alignas"):
+                j = _after_parens(values, j + 1)
+            if j >= count or kinds[j] not in ("TYPE_NAME", "TEMPLATE_TYPE_NAME", "IDENTIFIER"):
+                continue
+            name = values[j]
+            depth = 0
+            for m in range(j + 1, count):
+                value = values[m]
+                if value in ("(", "<"):
+                    depth += 1
+                elif value in (")", ">"):
+                    depth -= 1
+                elif depth <= 0 and value in (";", "{", ")", ","):
+                    if value == "{":
+                        bodies[m] = name
+                    break
+    if not bodies:
+        return
+    stack = []      # per open brace: the class name if it opens a class body
+    for k in range(count):
+        value = values[k]
+        if value == "{":
+            stack.append(bodies.get(k))
+        elif value == "}":
+            if stack:
+                stack.pop()
+        elif stack and stack[-1] is not None and value == stack[-1] and k + 1 < count and values[k + 1] == "(" \
+                and (k == 0 or values[k - 1] not in ("~", ".", "->", "::")):
+            kinds[k] = "CTOR_NAME"
+
+
+_TAG_KEYWORDS = frozenset({"struct", "union", "class", "enum", "namespace", ":", "public", "private",
+                           "protected", ","})
+
+
+def mark_brace_inits(kinds: list, values: list) -> None:
+    """`Affine aff{2.0f, 1.0f}` and `return Vec{a, b}`: a `{` right after a declarator's
+    name or a type name (not after a tag, a namespace's name or a base class) is a
+    BRACE_INIT."""
+    for k in _positions(values, "{"):
+        if k < 1:
+            continue
+        kind = kinds[k - 1]
+        before = values[k - 2] if k >= 2 else ""
+        if kind == "IDENTIFIER" and before not in _TAG_KEYWORDS:
+            kinds[k] = "BRACE_INIT"
+        elif kind == "TYPE_NAME" and before in ("=", "(", "return", "?", "{", ";", "}", "[", "+", "-", "*", "/"):
+            kinds[k] = "BRACE_INIT"
 
 
 _TAG_ENDS = frozenset({"{", ";", "*", "&", ",", ">", ")"})
@@ -1062,8 +1214,9 @@ class Parser:
 # one is reported as the feature, by name (diagnostics, issue 15).
 UNSUPPORTED_WORDS = {
     "virtual": "virtual functions", "try": "exceptions", "catch": "exceptions", "throw": "exceptions",
+    "mutable": "mutable members",
     "typeid": "RTTI (typeid)", "dynamic_cast": "RTTI (dynamic_cast)", "new": "new and delete",
-    "delete": "new and delete", "operator": "operator overloading", "this": "member functions",
+    "delete": "new and delete",
     "public": "classes with access specifiers", "private": "classes with access specifiers",
     "protected": "classes with access specifiers", "friend": "friend declarations",
     "goto": "goto", "concept": "concepts", "requires": "concepts", "co_await": "coroutines",
@@ -1096,6 +1249,8 @@ def unsupported_construct(tokens: list, at: Token):
                                      tokens[k - 1][1] in ("struct", "class", "union")))
         elif value == "}" and depth:
             depth.pop()
+    if depth and depth[-1] and at[1] == "~":
+        return "destructors", at
     if depth and depth[-1]:     # in a struct body: a `(` before the member's end is a function
         for tok in tokens[end:end + 64]:
             if tok[1] in (";", "{", "}"):

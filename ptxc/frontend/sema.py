@@ -97,6 +97,7 @@ class StructType(Type):
     decl: int = field(default_factory=lambda: next(_DECLARATIONS))
     vector: int = 0     # a CUDA vector type (float4...): its element count
     template: object = None      # a class template's instance: the ClassTemplate
+    info: object = None          # a class with member functions: its classes.ClassInfo
     template_args: tuple = ()    # and its arguments (Type, or (value, Type))
 
     def __eq__(self, other) -> bool:
@@ -471,6 +472,7 @@ class FunctionSymbol:
     ref_params: frozenset = frozenset()   # indices of `T&` parameters (passed as `T *`)
     declared_type: object = None          # the type as declared (references kept)
     defaults: list = field(default_factory=list)   # per parameter: its default argument (unchecked) or None
+    self_mode: str | None = None   # a member function: "pointer" (`this`), "value" (const: `__self`), "ctor"
 
     def __repr__(self) -> str:
         return f"FunctionSymbol({self.name!r}, {type_name(self.type)!r})"
@@ -711,6 +713,11 @@ class Scope:
             if found is not None:
                 return found
             scope = scope.parent
+        if "::" in name:    # `ns::S`: the tag inside the namespace
+            prefix, _, last = name.rpartition("::")
+            ns = self.lookup(prefix)
+            if isinstance(ns, NamespaceSymbol):
+                return ns.scope.tags.get(last)
         return None
 
 
@@ -735,6 +742,8 @@ def effective_function_type(sym: "FunctionSymbol") -> None:
     index in ref_params), a `const T&` of a value type a `T` (the mangled name keeps
     the declared types)."""
     params = sym.type.params
+    if isinstance(sym.type.ret, ReferenceType):    # returns a copy (`T& operator+=` is used as a statement)
+        sym.type = FunctionType(unqualified(sym.type.ret.pointee), params, sym.type.variadic)
     if not any(isinstance(p, ReferenceType) for p in params):
         return
     out, refs = [], set()
@@ -906,6 +915,13 @@ class Analyzer:
         return t
 
     def struct_type(self, spec: A.StructSpec) -> Type:
+        if spec.members is not None:
+            from . import classes
+            if classes.has_class_members(spec):
+                name = spec.name or f"<anonymous {spec.kind}>"
+                if spec.name and self.namespace_path:
+                    name = "::".join(self.namespace_path + (spec.name,))
+                return classes.build_class(self, spec, name)
         if spec.members is None:
             existing = self.scope.lookup_tag(spec.name)
             if existing is None:
@@ -987,6 +1003,8 @@ class Analyzer:
         if len(params) == 1 and isinstance(params[0][0], VoidType) and params[0][1] is None:
             return []
         for t, name, loc in params:
+            if t == AUTO:
+                self.fail("unsupported feature: 'auto' parameters (generic lambdas)", loc)
             if isinstance(t, VoidType):
                 self.error("parameter has incomplete type 'void'", loc)
         return params
@@ -1070,20 +1088,32 @@ class Analyzer:
             self.error(f"'{'__host__' if 'host' in spaces else '__device__'}' and '__global__' cannot be combined",
                        specs.loc)
         existing = self.namespace_scope.names.get(d.name)
+        overloads = None
         if isinstance(existing, FunctionSymbol) and existing.loc != (0, 0):
-            if existing.declared_type != t:
-                self.error(f"conflicting types for '{d.name}' (overloading is not supported)", d.loc)
-            return existing
+            if existing.declared_type == t:
+                return existing
+            overloads = Overloads(d.name, [existing])      # C++ overloading: another signature
+        elif isinstance(existing, Overloads) and existing.candidates and existing.candidates[0].loc != (0, 0):
+            same = [c for c in existing.candidates if isinstance(c, FunctionSymbol) and c.declared_type == t]
+            if same:
+                return same[0]
+            overloads = existing
+        elif existing.__class__.__name__ == "FunctionTemplate":
+            overloads = Overloads(d.name, [existing])
         sym = FunctionSymbol(d.name, t, d.loc, spaces, extern_c=specs.extern_c,
                              launch_bounds=list(specs.launch_bounds),
                              inline=next(iter(specs.function_specs), None))
         fderiv = d.derivations[-1] if d.derivations and isinstance(d.derivations[-1], A.FunctionDeriv) else None
         sym.param_names = [p.declarator.name for p in fderiv.params] if fderiv else []
         sym.defaults = [p.default for p in fderiv.params] if fderiv else []
-        if isinstance(existing, (FunctionSymbol, Overloads)) and (
+        if overloads is None and isinstance(existing, (FunctionSymbol, Overloads)) and (
                 isinstance(existing, Overloads) or existing.loc == (0, 0)):
             self.error(f"redefinition of builtin function '{d.name}'", d.loc)
-        self.namespace_scope.names[d.name] = sym
+        if overloads is not None:
+            overloads.candidates.append(sym)
+            self.namespace_scope.names[d.name] = overloads
+        else:
+            self.namespace_scope.names[d.name] = sym
         from .mangle import mangle_function  # mangle imports this module
         sym.mangled = d.name if sym.extern_c or d.name == "main" else \
             mangle_function(d.name, list(t.params), self.namespace_path)
@@ -1178,6 +1208,14 @@ class Analyzer:
                     if isinstance(t, ArrayType) and t.size is None and isinstance(init.init, A.InitList):
                         t = ArrayType(t.elem, len(init.init.items))
                         sym.type = t
+                elif d.construct_args is None and isinstance(t, StructType) and t.info is not None and \
+                        d.name != "__self" and space is None:
+                    from . import classes
+                    ctor = classes.default_constructor(t)
+                    if ctor is not None:        # `S s;` runs S's default constructor
+                        sym.has_init = True
+                        init.init = self.check_construct(A.Construct(d.loc, A.TypeName(d.loc, specs, d, t), []),
+                                                         known_type=t)
                 elif d.construct_args is not None:
                     init.init = self.check_construct(A.Construct(d.loc, A.TypeName(d.loc, specs, d, t),
                                                                  d.construct_args), known_type=t)
@@ -1185,6 +1223,10 @@ class Analyzer:
                 pass
 
     def check_initializer(self, init, t: Type):
+        if isinstance(init, A.InitList) and isinstance(t, StructType) and t.info is not None and t.info.ctors:
+            from . import classes     # `S s{a, b}` / `S s = {a, b}` of a class with constructors
+            return classes.construct(self, A.Construct(init.loc, None, init.items), unqualified(t),
+                                     [self.operand(a) for a in init.items])
         if isinstance(init, A.InitList):
             if isinstance(t, ArrayType):
                 if t.size is not None and len(init.items) > t.size:
@@ -1292,11 +1334,17 @@ class Analyzer:
 
     def check_return(self, stmt: A.ReturnStmt) -> None:
         ret = self.function.type.ret if self.function else VOID
+        if stmt.value is None and self.function is not None and self.function.self_mode == "ctor":
+            stmt.value = A.Ident(stmt.loc, "__self")    # a constructor returns the object it built
         if stmt.value is None:
             if not isinstance(ret, VoidType) and self.function.name != "main":
                 self.error(f"non-void function '{self.function.name}' should return a value", stmt.loc)
             return
         value = self.check_expr(stmt.value)
+        if ret == AUTO:     # `auto f()` (a lambda's operator()): the first return gives the type
+            ret = unqualified(decay(value.type)) if not isinstance(value.type, VoidType) else VOID
+            fn = self.function
+            fn.type = FunctionType(ret, fn.type.params, fn.type.variadic)
         if isinstance(ret, VoidType):
             if not isinstance(value.type, VoidType):
                 self.error(f"void function '{self.function.name}' should not return a value", stmt.loc)
@@ -1486,7 +1534,14 @@ class Analyzer:
     def check_ident(self, expr: A.Ident) -> A.Expr:
         sym = self.scope.lookup(expr.name)
         if sym is None:
+            if expr.name == "this" and self.function is not None and self.function.self_mode in ("value", "ctor"):
+                return self.check_expr(A.Unary(expr.loc, "&", A.Ident(expr.loc, "__self")))
             self.undeclared(expr.name, expr.loc)
+        if sym.__class__.__name__ == "FieldRef":      # a member's bare name: this->name
+            member = A.Member(expr.loc, A.Ident(expr.loc, "this"), expr.name, True)
+            return self.check_expr(A.Unary(expr.loc, "*", member) if sym.deref else member)
+        if sym.__class__.__name__ == "MethodRef":
+            self.fail(f"unsupported feature: the member function '{expr.name}' as a value", expr.loc)
         if isinstance(sym, TypedefSymbol):
             self.fail(f"unexpected type name '{expr.name}': expected expression", expr.loc)
         expr.symbol = sym
@@ -1614,6 +1669,11 @@ class Analyzer:
         lhs = self.operand(expr.lhs)
         rhs = self.operand(expr.rhs)
         lt, rt = lhs.type, rhs.type
+        if lt.__class__ is StructType or rt.__class__ is StructType:    # a class's operator
+            from . import classes
+            found = classes.overloaded_operator(self, op, [lhs, rhs], expr.loc)
+            if found is not None:
+                return found
         if op in _LOGICAL_OPS:
             for side in (lhs, rhs):
                 if not is_scalar(side.type):
@@ -1679,6 +1739,17 @@ class Analyzer:
 
     def check_unary(self, expr: A.Unary) -> A.Expr:
         op = expr.op
+        if op == "*" and isinstance(expr.operand, A.Ident) and expr.operand.name == "this" and \
+                self.function is not None and self.function.self_mode in ("value", "ctor"):
+            return self.check_expr(A.Ident(expr.loc, "__self"))
+        if op in ("-", "+", "!", "~"):
+            operand = self.check_expr(expr.operand)
+            expr.operand = operand
+            if isinstance(operand.type, StructType):
+                from . import classes
+                found = classes.overloaded_operator(self, op, [operand], expr.loc)
+                if found is not None:
+                    return found
         if op == "&":
             operand = self.check_expr(expr.operand)
             if isinstance(operand, A.Ident) and isinstance(operand.symbol, FunctionSymbol):
@@ -1767,6 +1838,15 @@ class Analyzer:
     def check_assign(self, expr: A.Assign) -> A.Expr:
         value = self.operand(expr.value)
         target = self.check_expr(expr.target)
+        if target.type.__class__ is StructType and target.type.info is not None and \
+                target.type.info.methods.get("operator" + expr.op):     # `a += b`, `a = b` of a class
+            from . import classes
+            return classes.overloaded_operator(self, expr.op, [target, value], expr.loc)
+        if expr.op != "=" and target.type.__class__ is StructType:
+            from . import classes
+            found = classes.overloaded_operator(self, expr.op, [target, value], expr.loc)
+            if found is not None:
+                return found
         self.check_modifiable(target, expr.op)
         t = unqualified(target.type)
         expr.target = target
@@ -1915,9 +1995,44 @@ class Analyzer:
 
     def check_call(self, expr: A.Call) -> A.Expr:
         args = [self.operand(a) for a in expr.args]
+        func = expr.func
+        if func.__class__ is A.Member or func.__class__ is A.Ident:
+            method = self.member_call(expr, args)
+            if method is not None:
+                return method
         if self.is_indirect_callee(expr.func):
             return self.check_indirect_call(expr, args)
         callee = self.resolve_callee(expr.func, args, expr.loc)
+        return self.finish_call(expr, callee, args)
+
+    def member_call(self, expr: A.Call, args: list):
+        """`obj.f(x)`, `p->f(x)`, `f(x)` inside a member function, `functor(x)`: a member
+        function's call, or None if the call is not one."""
+        from . import classes
+        func = expr.func
+        if func.__class__ is A.Member:
+            if func.arrow and isinstance(func.base, A.Ident) and func.base.name == "this" and \
+                    self.function is not None and self.function.self_mode in ("value", "ctor"):
+                func.base, func.arrow = A.Ident(func.base.loc, "__self"), False
+            base = self.check_expr(func.base)
+            obj, struct = classes.object_of(self, base, func.arrow)
+            if not isinstance(struct, StructType) or struct.info is None or func.name not in struct.info.methods:
+                if isinstance(struct, StructType) and struct.field(func.name) is not None:
+                    return None     # a field holding a function pointer
+                self.fail(f"no member function named '{func.name}' in '{struct}'", func.loc)
+            return classes.method_call(self, expr, obj, unqualified(struct), func.name, args)
+        sym = self.scope.lookup(func.name)
+        if sym.__class__ is classes.MethodRef:
+            expr.func = A.Member(func.loc, A.Ident(func.loc, "this"), func.name, True)
+            return self.member_call(expr, args)
+        if isinstance(sym, VarSymbol) and isinstance(unqualified(sym.type), StructType):   # a functor
+            obj = self.check_expr(func)
+            return classes.method_call(self, expr, obj, unqualified(obj.type), "operator()", args)
+        return None
+
+    def finish_call(self, expr: A.Call, callee: "FunctionSymbol", args: list) -> A.Expr:
+        if expr.func.__class__ is not A.Ident or expr.func.symbol is not None:   # (a functor: the object stays an argument)
+            expr.func = A.Ident(expr.func.loc, callee.name)
         expr.func.symbol = callee
         expr.func.type = callee.type
         if callee.is_kernel:
@@ -2036,6 +2151,11 @@ class Analyzer:
     def check_index(self, expr: A.Index) -> A.Expr:
         base = self.operand(expr.base)
         index = self.operand(expr.index)
+        if base.type.__class__ is StructType:       # `v[i]` of a class: its operator[]
+            from . import classes
+            found = classes.overloaded_operator(self, "[]", [base, index], expr.loc)
+            if found is not None:
+                return found
         if is_integer(base.type) and is_pointer(index.type):
             base, index = index, base
         if not is_pointer(base.type):
@@ -2051,6 +2171,9 @@ class Analyzer:
         return expr
 
     def check_member(self, expr: A.Member) -> A.Expr:
+        if expr.arrow and isinstance(expr.base, A.Ident) and expr.base.name == "this" and \
+                self.function is not None and self.function.self_mode in ("value", "ctor"):
+            expr.base, expr.arrow = A.Ident(expr.base.loc, "__self"), False     # the object itself
         base = self.check_expr(expr.base)
         t = base.type
         if expr.arrow:
@@ -2135,6 +2258,14 @@ class Analyzer:
     def check_construct(self, expr: A.Construct, known_type: Type | None = None) -> A.Expr:
         t = known_type or self.resolve_type_name(expr.type_name)
         args = [self.operand(a) for a in expr.args]
+        if isinstance(t, StructType) and (t.info is not None or (len(args) == 1 and
+                                                                  unqualified(args[0].type) == unqualified(t))):
+            from . import classes
+            return classes.construct(self, expr, unqualified(t), args)
+        if isinstance(t, StructType) and t.complete and not t.vector and t.name not in ("dim3", "uint3") and \
+                t.kind == "struct" and (args or expr.braced):
+            from . import classes     # `Vec{a, b}`: an aggregate's fields
+            return classes.aggregate_construct(self, expr, unqualified(t), args)
         if isinstance(t, StructType) and t.name in ("dim3", "uint3"):
             if len(args) > 3:
                 self.fail(f"dim3 takes at most 3 values, {len(args)} given", expr.loc)
@@ -2178,6 +2309,7 @@ _EXPR_CHECKS = {
     A.SizeofType: Analyzer.check_sizeof_type, A.Construct: Analyzer.check_construct,
     A.ImplicitCast: lambda self, expr: expr, A.CxxCast: Analyzer.check_cxx_cast,
     A.TemplateId: Analyzer.check_template_id,
+    A.Lambda: lambda self, expr: __import__("ptxc.frontend.classes", fromlist=["x"]).lambda_closure(self, expr),
 }
 _STMT_CHECKS = {
     A.CompoundStmt: Analyzer.check_compound, A.ExprStmt: Analyzer.check_expr_stmt, A.IfStmt: Analyzer.check_if,

@@ -134,9 +134,20 @@ def deduce(analyzer, template: FunctionTemplate, explicit: list, arg_types: list
         params = [analyzer.derive(analyzer.base_type(p.specs), p.declarator) for p in deriv.params]
     finally:
         analyzer.scope = saved
+    given = len(explicit)
     for ptype, atype in zip(params, arg_types):
+        before = list(args)
+        for k in range(given, len(args)):   # each deduction on its own, then compared
+            if args[k] is not None:
+                args[k] = None
         _match(S.parameter_type(ptype) if not isinstance(ptype, S.ReferenceType) else ptype.pointee,
                atype, args)
+        for k in range(given, len(args)):
+            if before[k] is not None and args[k] is not None and S.unqualified(before[k]) != S.unqualified(args[k]):
+                analyzer.fail(f"no matching function for call to '{template.name}': conflicting types for "
+                              f"'{template.params[k].name}' ('{before[k]}' and '{args[k]}')", loc)
+            if args[k] is None:
+                args[k] = before[k]
     return args
 
 
@@ -237,11 +248,12 @@ def instantiate_class(analyzer, template: ClassTemplate, args: list, loc) -> S.S
     saved = analyzer.scope
     analyzer.scope = scope
     try:
-        spec.name = None
+        spec.instance = (template, tuple(args))
         struct = analyzer.struct_type(spec)
     finally:
         analyzer.scope = saved
-    struct = S.named_instance(struct, template.name, template, tuple(args))
+    if struct.template is None:
+        struct = S.named_instance(struct, template.name, template, tuple(args))
     template.instances[key] = struct
     return struct
 
