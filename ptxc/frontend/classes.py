@@ -281,7 +281,7 @@ def self_argument(an, sym, obj: A.Expr, loc) -> A.Expr:
         return obj.operand
     if not an.is_lvalue(obj):
         an.fail(f"unsupported feature: calling the non-const member function '{sym.name}' on a temporary", loc)
-    return A.Unary(obj.loc, "&", obj, S.PointerType(obj.type))
+    return an.check_expr(A.Unary(obj.loc, "&", obj))    # (its variable's address is taken)
 
 
 def method_call(an, call: A.Call, obj: A.Expr, struct: S.StructType, name: str, args: list) -> A.Expr:

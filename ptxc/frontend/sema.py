@@ -1070,7 +1070,8 @@ class Analyzer:
             pointee = value.type if unqualified(t.pointee) == AUTO else t.pointee
             if unqualified(t.pointee) == AUTO and t.pointee.const:
                 pointee = with_quals(pointee, const=True)
-            init.init = A.Unary(value.loc, "&", value, PointerType(pointee))
+            init.init = self.check_expr(A.Unary(value.loc, "&", value))
+            init.init.type = PointerType(pointee)
             init.reference = True
             return PointerType(pointee)
         value = self.rvalue(self.check_expr(init.init))
@@ -1160,6 +1161,8 @@ class Analyzer:
                     self.declare(psym)
             for item in fdef.body.items:
                 self.check_stmt(item)
+            if sym.type.ret == AUTO:    # `auto` without a return with a value: void
+                sym.type = FunctionType(VOID, sym.type.params, sym.type.variadic)
         finally:
             self.scope, self.function, self.loop_depth, self.switch_depth = saved
 
@@ -1965,7 +1968,11 @@ class Analyzer:
         for order, cand in enumerate(overloads.candidates):
             params = cand.type.params
             if len(params) != len(args):
-                continue
+                defaults = getattr(cand, "defaults", ())
+                if not (len(args) < len(params) <= len(defaults) and
+                        all(d is not None for d in defaults[len(args):len(params)])):
+                    continue
+                params = params[:len(args)]     # the rest from default arguments
             ranks = [_conversion_rank(a, unqualified(p), arg) for a, p, arg in zip(arg_types, params, args)]
             if None not in ranks:
                 scored.append((ranks, order, cand))
@@ -2025,8 +2032,11 @@ class Analyzer:
         if sym.__class__ is classes.MethodRef:
             expr.func = A.Member(func.loc, A.Ident(func.loc, "this"), func.name, True)
             return self.member_call(expr, args)
-        if isinstance(sym, VarSymbol) and isinstance(unqualified(sym.type), StructType):   # a functor
+        if sym.__class__ is classes.FieldRef or \
+                (isinstance(sym, VarSymbol) and isinstance(unqualified(sym.type), StructType)):   # a functor
             obj = self.check_expr(func)
+            if not isinstance(unqualified(obj.type), StructType):
+                return None
             return classes.method_call(self, expr, obj, unqualified(obj.type), "operator()", args)
         return None
 
@@ -2115,7 +2125,7 @@ class Analyzer:
         if unqualified(arg.type) != unqualified(param.pointee) or (arg.type.const and not param.pointee.const):
             self.fail(f"cannot bind a reference of type '{param.pointee} &' to a value of type '{arg.type}'",
                       arg.loc)
-        return A.Unary(arg.loc, "&", arg, PointerType(arg.type))
+        return self.check_expr(A.Unary(arg.loc, "&", arg))    # (its variable's address is taken)
 
     def check_launch(self, expr: A.Launch) -> A.Expr:
         args = [self.operand(a) for a in expr.args]
