@@ -43,9 +43,10 @@ class TypeNameRef(Node):
 @dataclass(slots=True, eq=False)
 class TemplateTypeRef(Node):
     """`Name<args>` as a type specifier (a class template's specialization); `args`
-    None: the template's own name inside its body."""
+    None: the template's own name inside its body; `member`: `Name<args>::member`."""
     name: str
     args: Optional[list]    # TypeName or Expr
+    member: Optional[str] = None
 
 
 @dataclass(slots=True, eq=False)
@@ -255,6 +256,17 @@ class ForStmt(Node):
 
 
 @dataclass(slots=True, eq=False)
+class RangeForStmt(Node):
+    """`for (float v : arr) body`; sema lowers it to `lowered`, an index loop (and
+    clears the other fields, so that each node is seen once)."""
+    specs: Any
+    declarator: Any
+    range: Any
+    body: Any
+    lowered: Any = None
+
+
+@dataclass(slots=True, eq=False)
 class WhileStmt(Node):
     cond: "Expr"
     body: Node
@@ -329,6 +341,15 @@ class TemplateId(Expr):
     """`f<int, 4>` (args None: a function template's bare name, deduced at the call)."""
     name: str
     args: Optional[list]
+    type: Any = None
+    symbol: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class ClassMemberRef(Expr):
+    """`Traits<T>::value`, `Limits<float>::lowest`: a static member of a class template's instance."""
+    owner: TemplateTypeRef
+    name: str
     type: Any = None
     symbol: Any = None
 

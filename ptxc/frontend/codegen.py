@@ -2069,6 +2069,7 @@ _GEN_STMT = {
     A.ReturnStmt: FunctionCodegen.gen_return, A.BreakStmt: FunctionCodegen.gen_break, A.ContinueStmt: FunctionCodegen.gen_continue,
     A.Declaration: FunctionCodegen.gen_declaration, A.SwitchStmt: FunctionCodegen.gen_switch, A.AsmStmt: FunctionCodegen.gen_asm,
     A.StaticAssert: lambda self, stmt: None, A.UsingAlias: lambda self, stmt: None,   # (sema's alone)
+    A.RangeForStmt: lambda self, stmt: self.gen_stmt(stmt.lowered),
 }
 _GEN_STMT = _Dispatch(_GEN_STMT, FunctionCodegen.unsupported_stmt)
 
@@ -2295,6 +2296,8 @@ def _count_returns(node) -> int:
         return _count_returns(node.then) + (_count_returns(node.else_) if node.else_ else 0)
     if isinstance(node, (A.ForStmt, A.WhileStmt, A.DoStmt)):
         return _count_returns(node.body)
+    if node.__class__ is A.RangeForStmt:
+        return _count_returns(node.lowered)
     if isinstance(node, (A.SwitchStmt, A.CaseStmt, A.DefaultStmt)):
         return _count_returns(node.body)
     return 0

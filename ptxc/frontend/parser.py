@@ -121,7 +121,7 @@ class BuildAst(Transformer):
         return A.ExplicitInstantiation(children[0][2:], children[-1])
 
     def type_template_param(self, children):
-        name, default = children
+        name, default = children[-2:]
         return A.TemplateParam(name[2:], "type", name[1], default=default)
 
     def value_template_param(self, children):
@@ -367,6 +367,8 @@ class BuildAst(Transformer):
         return [c for c in children if c is not None]
 
     def struct_member(self, children):
+        if len(children) == 1:      # a using alias, a static_assert
+            return children[0]
         specs, declarators = children
         declarators = declarators or []
         return A.StructMember(specs.loc, specs, [d for d, _ in declarators], [i for _, i in declarators])
@@ -473,6 +475,18 @@ class BuildAst(Transformer):
     def for_stmt(self, children):
         tok, init, cond, step, body = children
         return A.ForStmt(tok[2:], init, cond, step, body)
+
+    def range_for_stmt(self, children):
+        tok, specs, declarator, rng, body = children
+        return A.RangeForStmt(tok[2:], specs, declarator, rng, body)
+
+    def template_member(self, children):
+        tok, args, name = children
+        return A.ClassMemberRef(tok[2:], A.TemplateTypeRef(tok[2:], tok[1], args), name[1])
+
+    def template_member_type(self, children):
+        _, tok, args, name = children
+        return A.TemplateTypeRef(tok[2:], tok[1], args, name[1])
 
     def while_stmt(self, children):
         tok, cond, body = children
@@ -988,13 +1002,15 @@ def mark_brace_inits(kinds: list, values: list) -> None:
             continue
         kind = kinds[k - 1]
         before = values[k - 2] if k >= 2 else ""
+        if before == ")" and k >= 6 and values[k - 5] in ("__align__", "alignas"):    # struct __align__(16) S {
+            before = values[k - 6]
         if kind == "IDENTIFIER" and before not in _TAG_KEYWORDS:
             kinds[k] = "BRACE_INIT"
         elif kind == "TYPE_NAME" and before in ("=", "(", "return", "?", "{", ";", "}", "[", "+", "-", "*", "/"):
             kinds[k] = "BRACE_INIT"
 
 
-_TAG_ENDS = frozenset({"{", ";", "*", "&", ",", ">", ")"})
+_TAG_ENDS = frozenset({"{", ";", "*", "&", ",", ">"})
 
 
 def _declares_variable(kinds: list, values: list, k: int) -> bool:

@@ -831,6 +831,7 @@ class Analyzer:
         self.switch_depth = 0
         self.functions: list[FunctionSymbol] = []
         self.namespace_scope = self.globals   # where declarations at file level go
+        self.poisoned: set = set()            # names whose declaration failed
         self.namespace_path: tuple = ()
         if not _GLOBAL_NAMES:   # typedefs, constants, functions: never changed, shared by every analysis
             _GLOBAL_NAMES.update({name: TypedefSymbol(name, t, (0, 0)) for name, t in BUILTIN_TYPEDEFS.items()})
@@ -1185,7 +1186,11 @@ class Analyzer:
                     self.error("function declarations inside a function are not supported", d.loc)
                     continue
                 if unqualified(t) == AUTO or isinstance(t, ReferenceType):
-                    t = self.deduced_local_type(t, init, d)
+                    try:
+                        t = self.deduced_local_type(t, init, d)
+                    except SemaError:
+                        self.poisoned.add(d.name)   # (its uses are not errors of their own)
+                        raise
                 if isinstance(t, VoidType):
                     self.error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
                     continue
@@ -1354,6 +1359,26 @@ class Analyzer:
             stmt.value = value
             return
         stmt.value = self.convert_assign(value, unqualified(ret), "returning")
+
+    def check_range_for(self, stmt: A.RangeForStmt) -> None:
+        """`for (T v : arr) body` over an array of known size: `for (int i = 0; i < N; ++i)
+        { T v = arr[i]; body }` (the array named once, by a reference when it is not a name)."""
+        rng = self.check_expr(stmt.range)
+        t = rng.type
+        if not isinstance(t, ArrayType) or t.size is None:
+            self.fail(f"unsupported feature: range-based for over '{t}' (only arrays of known size)", stmt.range.loc)
+        loc = stmt.loc
+        index = f"__range_index{loc[0]}_{loc[1]}"
+        int_specs = A.DeclSpecifiers(loc, [], [], [], [], [], ["int"])
+        init = A.Declaration(loc, int_specs, [A.InitDeclarator(loc, A.Declarator(loc, index, []),
+                                                               A.IntLit(loc, 0, "0"))])
+        cond = A.Binary(loc, "<", A.Ident(loc, index), A.IntLit(loc, t.size, str(t.size)))
+        step = A.PreIncDec(loc, "++", A.Ident(loc, index))
+        element = A.Declaration(loc, stmt.specs, [A.InitDeclarator(loc, stmt.declarator,
+                                                                   A.Index(loc, rng, A.Ident(loc, index)))])
+        stmt.lowered = A.ForStmt(loc, init, cond, step, A.CompoundStmt(loc, [element, stmt.body]))
+        stmt.specs = stmt.declarator = stmt.range = stmt.body = None
+        self.check_stmt(stmt.lowered)
 
     def check_static_assert(self, stmt: A.StaticAssert) -> None:
         value = self.constant_int(stmt.cond)
@@ -1530,6 +1555,8 @@ class Analyzer:
         return A.ImplicitCast(expr.loc, expr, t)
 
     def undeclared(self, name: str, loc) -> None:
+        if name in self.poisoned:
+            raise SemaError(name)
         if cuda_function_declared(name):
             self.fail(f"unsupported feature: the CUDA function '{name}'", loc)
         self.fail(f"use of undeclared identifier '{name}'", loc)
@@ -1600,7 +1627,38 @@ class Analyzer:
             self.fail(f"use of class template '{spec.name}' requires template arguments", spec.loc)
         args = T.explicit_arguments(self, template.params, spec.args, spec.loc)
         args = T.complete_arguments(self, template, args, spec.loc)
-        return T.instantiate_class(self, template, args, spec.loc)
+        struct = T.instantiate_class(self, template, args, spec.loc)
+        if spec.member is None:
+            return struct
+        found = struct.info.scope.names.get(spec.member) if struct.info is not None else None
+        if not isinstance(found, TypedefSymbol):    # `typename Traits<T>::type`
+            self.fail(f"no type named '{spec.member}' in '{struct}'", spec.loc)
+        return found.type
+
+    def class_member(self, expr: A.ClassMemberRef):
+        """The symbol `Traits<T>::name` names: a static member of the instance."""
+        struct = self.template_type(expr.owner)
+        found = struct.info.scope.names.get(expr.name) if getattr(struct, "info", None) is not None else None
+        if found.__class__.__name__ == "MethodRef":     # static member functions
+            statics = [m for m in struct.info.methods.get(expr.name, []) if m.self_mode is None]
+            found = statics[0] if len(statics) == 1 else Overloads(expr.name, statics) if statics else None
+        if found is None or found.__class__.__name__ in ("FieldRef", "MethodRef"):
+            self.fail(f"no static member named '{expr.name}' in '{struct}'", expr.loc)
+        return found
+
+    def check_class_member(self, expr: A.ClassMemberRef) -> A.Expr:
+        sym = self.class_member(expr)
+        if isinstance(sym, VarSymbol) and sym.const_value is not None:
+            return A.IntLit(expr.loc, sym.const_value, str(sym.const_value), unqualified(sym.type))
+        if isinstance(sym, EnumConstSymbol):
+            return A.IntLit(expr.loc, sym.value, str(sym.value), sym.type)
+        ident = A.Ident(expr.loc, expr.name)
+        ident.symbol = sym
+        ident.type = getattr(sym, "type", None)
+        if isinstance(sym, FunctionSymbol):
+            self.function_designator(sym, expr.loc)
+            return ident
+        self.fail(f"unsupported feature: the static member '{expr.name}' as a value", expr.loc)
 
     def function_designator(self, sym: "FunctionSymbol", loc) -> None:
         """A function named other than as a direct call's callee: in device code its
@@ -2003,7 +2061,7 @@ class Analyzer:
     def check_call(self, expr: A.Call) -> A.Expr:
         args = [self.operand(a) for a in expr.args]
         func = expr.func
-        if func.__class__ is A.Member or func.__class__ is A.Ident:
+        if func.__class__ is A.Member or func.__class__ is A.Ident or func.__class__ is A.ClassMemberRef:
             method = self.member_call(expr, args)
             if method is not None:
                 return method
@@ -2017,6 +2075,13 @@ class Analyzer:
         function's call, or None if the call is not one."""
         from . import classes
         func = expr.func
+        if func.__class__ is A.ClassMemberRef:    # `Limits<float>::lowest()`
+            sym = self.class_member(func)
+            if isinstance(sym, Overloads):
+                sym = self.pick_overload(sym, args, expr.loc)
+            if not isinstance(sym, FunctionSymbol):
+                self.fail(f"'{func.name}' is not a static member function", func.loc)
+            return self.finish_call(expr, sym, args)
         if func.__class__ is A.Member:
             if func.arrow and isinstance(func.base, A.Ident) and func.base.name == "this" and \
                     self.function is not None and self.function.self_mode in ("value", "ctor"):
@@ -2319,6 +2384,7 @@ _EXPR_CHECKS = {
     A.SizeofType: Analyzer.check_sizeof_type, A.Construct: Analyzer.check_construct,
     A.ImplicitCast: lambda self, expr: expr, A.CxxCast: Analyzer.check_cxx_cast,
     A.TemplateId: Analyzer.check_template_id,
+    A.ClassMemberRef: Analyzer.check_class_member,
     A.Lambda: lambda self, expr: __import__("ptxc.frontend.classes", fromlist=["x"]).lambda_closure(self, expr),
 }
 _STMT_CHECKS = {
@@ -2329,6 +2395,7 @@ _STMT_CHECKS = {
     A.CaseStmt: Analyzer.check_case, A.DefaultStmt: Analyzer.check_default,
     A.Declaration: Analyzer.check_local_declaration, A.AsmStmt: Analyzer.check_asm,
     A.StaticAssert: Analyzer.check_static_assert, A.UsingAlias: Analyzer.check_using_alias,
+    A.RangeForStmt: Analyzer.check_range_for,
 }
 
 
@@ -2338,6 +2405,8 @@ def constant_value(expr: A.Expr):
     if cls is A.Ident:   # the common cases first, by exact class (hot)
         symbol = expr.symbol
         return symbol.value if isinstance(symbol, EnumConstSymbol) else getattr(symbol, "const_value", None)
+    if cls is A.Call:
+        return _constexpr_call(expr)
     if cls in _NEVER_CONSTANT:
         return None
     if isinstance(expr, (A.IntLit, A.CharLit)):
@@ -2387,8 +2456,34 @@ def constant_value(expr: A.Expr):
     return None
 
 
+_CONSTEXPR_DEPTH = [0]
+
+
+def _constexpr_call(expr: A.Call):
+    """A call of a `constexpr` function whose body is one `return e;`, with constant
+    arguments: e's value, its parameters bound to them (recursion up to a depth)."""
+    callee = expr.callee
+    fdef = getattr(callee, "definition", None)
+    if fdef is None or not fdef.specs.constexpr or len(fdef.body.items) != 1 or \
+            fdef.body.items[0].__class__ is not A.ReturnStmt or fdef.body.items[0].value is None:
+        return None
+    values = [constant_value(a) for a in expr.args]
+    if any(v is None for v in values) or len(values) != len(fdef.param_symbols) or _CONSTEXPR_DEPTH[0] > 64:
+        return None
+    saved = [p.const_value for p in fdef.param_symbols]
+    _CONSTEXPR_DEPTH[0] += 1
+    try:
+        for psym, value in zip(fdef.param_symbols, values):
+            psym.const_value = value
+        return constant_value(fdef.body.items[0].value)
+    finally:
+        _CONSTEXPR_DEPTH[0] -= 1
+        for psym, value in zip(fdef.param_symbols, saved):
+            psym.const_value = value
+
+
 # Expressions constant_value never folds (it would test each against every kind above).
-_NEVER_CONSTANT = frozenset({A.StringLit, A.PreIncDec, A.PostIncDec, A.Assign, A.Comma, A.Call, A.Launch,
+_NEVER_CONSTANT = frozenset({A.StringLit, A.PreIncDec, A.PostIncDec, A.Assign, A.Comma, A.Launch,
                              A.Index, A.Member, A.Construct, A.CxxCast})
 
 
