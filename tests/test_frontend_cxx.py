@@ -98,3 +98,18 @@ def test_if_constexpr_checks_only_the_branch_taken():
 }
 __global__ void k(float* p) { p[0] = pick(p[0]); }"""
     compile_cuda(src, "c.cu")
+
+
+def test_asm_sections_written_with_the_scope_token():
+    """`asm("..." :: "r"(x))` and `::: "memory"`: C++'s `::` token between sections is
+    an empty section, so the statement means what `: :` means (a regression: `::`
+    became a token with namespaces)."""
+    from ptxc.ptx.printer import print_module
+    spaced = """__global__ void k(int* p) { int x = p[0];
+    asm volatile("add.s32 %0, %0, 1;" : "+r"(x) : : "memory"); asm volatile("membar.gl;" : : : "memory");
+    asm volatile("nanosleep.u32 %0;" : : "r"(x)); p[1] = x; }"""
+    joined = spaced.replace(": : :", ":::").replace(": :", "::")
+    assert joined != spaced
+    a, _ = compile_cuda(spaced, "a.cu")
+    b, _ = compile_cuda(joined, "a.cu")
+    assert print_module(a) == print_module(b)

@@ -538,6 +538,10 @@ class BuildAst(Transformer):
         rest = next((c for c in children if isinstance(c, list)), [])
         return [operands] + rest
 
+    def asm_operands_after_empty(self, children):
+        """`::` (C++'s scope token) between two sections: an empty section, then this one."""
+        return [[]] + self.asm_operands(children)
+
     def asm_operand(self, children):
         constraint, expr = children
         return (_unescape(constraint[1][1:-1]), expr)
