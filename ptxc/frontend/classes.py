@@ -28,6 +28,7 @@ class ClassInfo:
     ctors: list = field(default_factory=list)       # FunctionSymbol
     scope: object = None                            # fields, methods, statics by bare name
     own: set = field(default_factory=set)           # names of the member functions the class itself defines
+    templates: dict = field(default_factory=dict)   # name -> templates.FunctionTemplate (member templates)
 
 
 @dataclass(eq=False)
@@ -65,7 +66,7 @@ def build_class(an, spec: A.StructSpec, name: str) -> S.StructType:
         if bt.info is not None:
             for mname, syms in bt.info.methods.items():
                 inherited.methods.setdefault(mname, []).extend(syms)
-    statics, methods, ctors, others = [], [], [], []
+    statics, methods, ctors, others, member_templates = [], [], [], [], []
     for member in spec.members:
         if isinstance(member, A.StructMember):
             if "static" in member.specs.storage:
@@ -83,6 +84,8 @@ def build_class(an, spec: A.StructSpec, name: str) -> S.StructType:
             methods.append(member)
         elif isinstance(member, A.ConstructorDef):
             ctors.append(member)
+        elif isinstance(member, A.TemplateDecl) and isinstance(member.declaration, A.FunctionDef):
+            member_templates.append(member)
         else:
             others.append(member)
     struct = S.make_struct(name, fields, "union" if spec.kind == "union" else "struct")
@@ -103,6 +106,11 @@ def build_class(an, spec: A.StructSpec, name: str) -> S.StructType:
         scope.names[fname] = FieldRef(fname, bool(spec.captures and spec.captures.get(fname)))
     for member in methods:
         scope.names[member.declarator.name] = MethodRef(member.declarator.name)
+    from .templates import FunctionTemplate
+    for member in member_templates:
+        d = member.declaration.declarator
+        info.templates[d.name] = FunctionTemplate(d.name, member.params, member.declaration, d.loc, (), scope)
+        scope.names[d.name] = MethodRef(d.name)
     saved = an.scope
     an.scope = scope
     try:
@@ -142,7 +150,7 @@ def declare_static(an, member: A.StructMember, struct: S.StructType, scope: S.Sc
         scope.names[declarator.name] = sym
 
 
-def make_method(an, struct: S.StructType, fdef: A.FunctionDef):
+def make_method(an, struct: S.StructType, fdef: A.FunctionDef, register: bool = True):
     """A member function as a function of the object (`this` or `__self`) and its parameters."""
     fdef = copy.deepcopy(fdef)
     d = fdef.declarator
@@ -177,10 +185,11 @@ def make_method(an, struct: S.StructType, fdef: A.FunctionDef):
     sym.declared_type = t
     S.effective_function_type(sym)
     sym.definition = fdef
-    if d.name not in struct.info.own:      # a class's own member hides the inherited ones of its name
-        struct.info.methods[d.name] = []
-        struct.info.own.add(d.name)
-    struct.info.methods[d.name].append(sym)
+    if register:
+        if d.name not in struct.info.own:      # a class's own member hides the inherited ones of its name
+            struct.info.methods[d.name] = []
+            struct.info.own.add(d.name)
+        struct.info.methods[d.name].append(sym)
     an.functions.append(sym)
     return sym
 
@@ -262,6 +271,29 @@ def aggregate_construct(an, expr: A.Construct, t: S.StructType, args: list) -> A
 
 # ---- uses ---------------------------------------------------------------------------------
 
+def member_template_instance(an, struct: S.StructType, template, call: A.Call, args: list):
+    """`obj.apply(lane, f)` of `template <typename F> void apply(int, F)`: the instance
+    for the deduced arguments, a member function like the others (cached per arguments)."""
+    from . import templates as T
+    arg_types = [S.unqualified(S.decay(a.type)) for a in args]
+    explicit = T.deduce(an, template, [], arg_types, call.loc)
+    explicit = T.complete_arguments(an, template, explicit, call.loc)
+    key = T.argument_key(explicit)
+    found = template.instances.get(key)
+    if found is not None:
+        return found
+    scope = T.bind_scope(template, explicit, an)
+    saved = an.scope
+    an.scope = scope
+    try:
+        sym = make_method(an, struct, template.definition, register=False)
+    finally:
+        an.scope = saved
+    template.instances[key] = sym
+    an.define_instance(sym, sym.definition, scope)
+    return sym
+
+
 def object_of(an, base: A.Expr, arrow: bool) -> tuple:
     """(the object expression, its struct type) of `base.m` / `base->m`."""
     if arrow:
@@ -288,6 +320,8 @@ def method_call(an, call: A.Call, obj: A.Expr, struct: S.StructType, name: str, 
     """`obj.name(args)`: the member function chosen by overload resolution on (obj, args)."""
     info = struct.info
     candidates = info.methods.get(name, []) if info is not None else []
+    if info is not None and name in info.templates and not candidates:
+        candidates = [member_template_instance(an, struct, info.templates[name], call, args)]
     if not candidates:
         an.fail(f"no member function named '{name}' in '{S.type_name(struct)}'", call.loc)
     full = {}

@@ -2104,7 +2104,8 @@ class Analyzer:
                 func.base, func.arrow = A.Ident(func.base.loc, "__self"), False
             base = self.check_expr(func.base)
             obj, struct = classes.object_of(self, base, func.arrow)
-            if not isinstance(struct, StructType) or struct.info is None or func.name not in struct.info.methods:
+            if not isinstance(struct, StructType) or struct.info is None or (
+                    func.name not in struct.info.methods and func.name not in struct.info.templates):
                 if isinstance(struct, StructType) and struct.field(func.name) is not None:
                     return None     # a field holding a function pointer
                 self.fail(f"no member function named '{func.name}' in '{struct}'", func.loc)
