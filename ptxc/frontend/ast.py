@@ -74,6 +74,7 @@ class Declarator(Node):
     derivations: list
     construct_args: Optional[list] = None  # C++ `dim3 grid(8, 8)`
     template_args: Optional[list] = None   # `f<int>` in an explicit instantiation or specialization
+    conversion_type: Any = None            # `operator float()`: the TypeName it converts to
 
 
 @dataclass(slots=True, eq=False)

@@ -172,6 +172,12 @@ def make_method(an, struct: S.StructType, fdef: A.FunctionDef, register: bool = 
             mode = "pointer"
     if "virtual" in fdef.specs.storage:
         an.fail("unsupported feature: virtual functions", d.loc)
+    conversion = None
+    if d.conversion_type is not None:       # `operator float() const`: returns that type
+        conversion = an.resolve_type_name(d.conversion_type)
+        alias = f"__conversion_type{len(an.scope.names)}"
+        an.scope.names[alias] = S.TypedefSymbol(alias, conversion, d.loc)
+        fdef.specs.type_specs = [A.TypeNameRef(d.loc, alias)]
     base = an.base_type(fdef.specs)
     t = an.derive(base, d)
     spaces = frozenset(s.strip("_") for s in fdef.specs.exec_spaces) or frozenset({"host"})
@@ -181,7 +187,7 @@ def make_method(an, struct: S.StructType, fdef: A.FunctionDef, register: bool = 
     sym.defaults = [p.default for p in deriv.params]
     declared = t.params[1:] if mode else t.params
     from .mangle import mangle_member
-    sym.mangled = mangle_member(struct, d.name, list(declared), const=mode == "value")
+    sym.mangled = mangle_member(struct, d.name, list(declared), const=mode == "value", conversion=conversion)
     sym.declared_type = t
     S.effective_function_type(sym)
     sym.definition = fdef
@@ -471,3 +477,50 @@ def lambda_closure(an, expr: A.Lambda) -> A.Expr:
     finally:
         an.scope = saved
     return construct(an, A.Construct(loc, None, args), closure, [an.operand(a) for a in args])
+
+
+# ---- user-defined conversions ---------------------------------------------------------------
+
+def conversion_operators(t) -> list:
+    t = S.unqualified(t)
+    if isinstance(t, S.StructType) and t.info is not None:
+        return [m for m in t.info.methods.get("operator conversion", []) if m.self_mode is not None]
+    return []
+
+
+def converting_constructors(t, vt) -> list:
+    """The constructors of class t that take one value of type vt (the others defaulted)."""
+    t = S.unqualified(t)
+    if not (isinstance(t, S.StructType) and t.info is not None):
+        return []
+    out = []
+    for c in t.info.ctors:
+        params = c.type.params
+        if not params or any(d is None for d in c.defaults[1:len(params)]) or getattr(c, "explicit", False):
+            continue
+        p = S.unqualified(params[0])
+        if p == S.unqualified(vt) or (S.is_arithmetic(p) and S.is_arithmetic(vt)):
+            out.append(c)
+    return out
+
+
+def user_conversion(an, value: A.Expr, t: S.Type):
+    """`float f = h;` through `operator float()`, `__half h = 1.0f;` through `__half(float)`:
+    the converted expression (of the operator's or constructor's type), or None."""
+    vt = S.unqualified(value.type)
+    target = S.unqualified(t)
+    operators = conversion_operators(vt)
+    if operators:
+        exact = [m for m in operators if S.unqualified(m.type.ret) == target]
+        usable = exact or [m for m in operators if S.is_arithmetic(m.type.ret) and S.is_arithmetic(target)]
+        if usable:
+            sym = usable[0]
+            call = A.Call(value.loc, A.Member(value.loc, value, "operator conversion"), [])
+            return an.finish_call(call, sym, [self_argument(an, sym, value, value.loc)])
+    ctors = converting_constructors(target, vt)
+    if ctors and vt != target:
+        exact = [c for c in ctors if S.unqualified(c.type.params[0]) == vt]
+        sym = (exact or ctors)[0]
+        call = A.Call(value.loc, A.Ident(value.loc, sym.name), [value])
+        return an.finish_call(call, sym, [value])
+    return None

@@ -328,11 +328,17 @@ class BuildAst(Transformer):
         inner, params = children[0], children[1]
         params, variadic = params or ([], False)
         deriv = A.FunctionDeriv(inner.loc, params, variadic, True)
-        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args)
+        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args,
+                            inner.conversion_type)
 
     def operator_declarator(self, children):
         tok, symbol = children
         return A.Declarator(tok[2:], "operator" + symbol, [])
+
+    def conversion_declarator(self, children):
+        tok, specs, pointer = children
+        target = A.TypeName(specs.loc, specs, A.Declarator(specs.loc, None, pointer or []))
+        return A.Declarator(tok[2:], "operator conversion", [], None, None, target)
 
     def operator_symbol(self, children):
         return "".join(c[1] for c in children)
@@ -410,7 +416,8 @@ class BuildAst(Transformer):
         inner, params = children
         params, variadic = params or ([], False)
         deriv = A.FunctionDeriv(inner.loc, params, variadic)
-        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args)
+        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args,
+                            inner.conversion_type)
 
     def construct_declarator(self, children):
         inner, args = children

@@ -814,8 +814,14 @@ def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
         return 2 if isinstance(param.pointee, VoidType) else None
     if isinstance(param, AnyPointerType):
         return 0 if isinstance(arg, PointerType) else None
-    if isinstance(param, StructType) and isinstance(arg, StructType):
-        return 0 if param.name == arg.name else None
+    if isinstance(param, StructType) and isinstance(arg, StructType) and param.name == arg.name:
+        return 0
+    if param.__class__ is StructType or arg.__class__ is StructType:   # a user-defined conversion
+        from . import classes
+        if classes.converting_constructors(param, arg) or any(
+                unqualified(m.type.ret) == unqualified(param) or
+                (is_arithmetic(m.type.ret) and is_arithmetic(param)) for m in classes.conversion_operators(arg)):
+            return 3
     return None
 
 
@@ -1980,6 +1986,11 @@ class Analyzer:
                 return self.implicit(value, t)
         if isinstance(t, StructType) and isinstance(vt, StructType) and t.name == vt.name:
             return value
+        if vt.__class__ is StructType or t.__class__ is StructType:     # a class's conversion
+            from . import classes
+            converted = classes.user_conversion(self, value, t)
+            if converted is not None:
+                return self.convert_assign(converted, t, context)
         self.fail(f"cannot convert '{vt}' to '{t}' when {context}", value.loc)
 
     def check_conditional(self, expr: A.Conditional) -> A.Expr:
@@ -2285,9 +2296,18 @@ class Analyzer:
         expr.type = ftype
         return expr
 
+    def class_operand(self, operand: A.Expr, t: Type) -> A.Expr:
+        """`(float)h`, `static_cast<float>(h)`, `float(h)` of a class with `operator float()`."""
+        if operand.type.__class__ is StructType and not isinstance(t, StructType):
+            from . import classes
+            converted = classes.user_conversion(self, operand, t)
+            if converted is not None:
+                return converted
+        return operand
+
     def check_cast(self, expr: A.Cast) -> A.Expr:
         t = self.resolve_type_name(expr.type_name)
-        operand = self.operand(expr.operand)
+        operand = self.class_operand(self.operand(expr.operand), t)
         self.check_explicit_conversion(operand, t, expr.loc)
         expr.operand = operand
         expr.type = unqualified(t) if not isinstance(t, PointerType) else PointerType(t.pointee)
@@ -2296,6 +2316,8 @@ class Analyzer:
     def check_cxx_cast(self, expr: A.CxxCast) -> A.Expr:
         t = self.resolve_type_name(expr.type_name)
         operand = self.operand(expr.operand)
+        if expr.kind == "static_cast":
+            operand = self.class_operand(operand, t)
         vt = operand.type
         if expr.kind == "reinterpret_cast":
             ok = (is_pointer(t) or is_integer(t)) and (is_pointer(vt) or is_integer(vt)) and \
@@ -2365,6 +2387,7 @@ class Analyzer:
         elif is_scalar(t):
             if len(args) > 1:
                 self.fail(f"functional cast to '{t}' takes one value", expr.loc)
+            args = [self.class_operand(a, t) for a in args]
             if args:
                 self.check_explicit_conversion(args[0], t, expr.loc)
             expr.args = args
