@@ -153,3 +153,46 @@ def test_cxx_kernels_give_nvccs_buffers_at_sm90(name, tmp_path):
     report = [f"{b}: {len(d)} differ, first {d[:3]}" for b, values in expected.buffers.items()
               if (d := differences(b, got.buffers[b], values, expected.ulp.get(b, 0)))]
     assert not report, "\n".join(report)
+
+
+HOST_PROGRAM = r"""#include <cstdio>
+template <typename T> struct Cplx {
+    T re, im;
+    __host__ __device__ Cplx operator*(const Cplx& o) const { Cplx r; r.re = re * o.re - im * o.im; r.im = re * o.im + im * o.re; return r; }
+};
+namespace util { __host__ __device__ int twice(int x) { return 2 * x; } }
+using util::twice;
+template <typename T, int POWER = 2>
+__global__ void power(Cplx<T>* z, int n) {
+    int i = threadIdx.x;
+    if (i < n) { Cplx<T> r = z[i]; for (int k = 1; k < POWER; ++k) r = r * z[i]; z[i] = r; }
+}
+int main() {
+    Cplx<float> h[4];
+    for (int i = 0; i < 4; ++i) { h[i].re = i; h[i].im = 1; }
+    Cplx<float>* d;
+    cudaMalloc(&d, sizeof(h));
+    cudaMemcpy(d, h, sizeof(h), cudaMemcpyHostToDevice);
+    power<float><<<1, 32>>>(d, 4);
+    power<float, 3><<<1, 32>>>(d, 4);
+    cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
+    for (int i = 0; i < 4; ++i) printf("%g %g\n", h[i].re, h[i].im);
+    printf("%d\n", twice(21));
+    return 0;
+}
+"""
+
+
+def test_ptxc_run_launches_template_instances(tmp_path):
+    """`power<float><<<...>>>` and `power<float, 3>` from host code under `ptxc run`: the
+    instances' cubins run on the emulator; the expected values are Python's complex
+    arithmetic ((i + 1j) ** 6), small integers, so exact."""
+    import subprocess
+    import sys
+    path = tmp_path / "prog.cu"
+    path.write_text(HOST_PROGRAM)
+    proc = subprocess.run([sys.executable, "-m", "ptxc", "run", str(path)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    expected = [f"{((i + 1j) ** 6).real:g} {((i + 1j) ** 6).imag:g}" for i in range(4)] + ["42"]
+    assert proc.stdout.split("\n")[:5] == expected

@@ -216,6 +216,12 @@ class UsingAlias(Node):
 
 
 @dataclass(slots=True, eq=False)
+class UsingDeclaration(Node):
+    """`using ns::name;`"""
+    name: str               # qualified
+
+
+@dataclass(slots=True, eq=False)
 class StaticAssert(Node):
     cond: Any
     message: Optional[str]
@@ -226,6 +232,7 @@ class TranslationUnit(Node):
     items: list             # FunctionDef | Declaration
     filename: str = ""
     pragmas: list = field(default_factory=list)  # (line, text) of each #pragma
+    functions: list = field(default_factory=list)  # sema: every FunctionSymbol (instances, members too)
 
 
 # ---- statements --------------------------------------------------------------------------

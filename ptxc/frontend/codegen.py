@@ -2070,6 +2070,7 @@ _GEN_STMT = {
     A.Declaration: FunctionCodegen.gen_declaration, A.SwitchStmt: FunctionCodegen.gen_switch, A.AsmStmt: FunctionCodegen.gen_asm,
     A.StaticAssert: lambda self, stmt: None, A.UsingAlias: lambda self, stmt: None,   # (sema's alone)
     A.RangeForStmt: lambda self, stmt: self.gen_stmt(stmt.lowered),
+    A.UsingDeclaration: lambda self, stmt: None,
 }
 _GEN_STMT = _Dispatch(_GEN_STMT, FunctionCodegen.unsupported_stmt)
 

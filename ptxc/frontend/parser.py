@@ -153,6 +153,10 @@ class BuildAst(Transformer):
         tok, name, type_name = children
         return A.UsingAlias(tok[2:], name[1], type_name)
 
+    def using_declaration(self, children):
+        names = [c for c in children[1:] if isinstance(c, Token)]
+        return A.UsingDeclaration(children[0][2:], "::".join(t[1] for t in names))
+
     def using_directive(self, children):
         return A.UsingDirective(children[0][2:], children[1])
 

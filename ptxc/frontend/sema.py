@@ -1411,6 +1411,17 @@ class Analyzer:
     def check_using_alias(self, stmt: A.UsingAlias) -> None:
         self.declare(TypedefSymbol(stmt.name, self.resolve_type_name(stmt.type_name), stmt.loc))
 
+    def check_using_declaration(self, stmt: A.UsingDeclaration) -> None:
+        last = stmt.name.rpartition("::")[2]
+        sym = self.scope.lookup(stmt.name)
+        tag = self.scope.lookup_tag(stmt.name)
+        if sym is None and tag is None:
+            self.fail(f"no member named '{last}' in '{stmt.name.rpartition('::')[0]}'", stmt.loc)
+        if sym is not None:
+            self.scope.names[last] = sym
+        if tag is not None:
+            self.scope.tags[last] = tag
+
     def check_using_directive(self, stmt: A.UsingDirective) -> None:
         ns = self.scope.lookup(stmt.name)
         if not isinstance(ns, NamespaceSymbol):
@@ -2410,6 +2421,7 @@ _EXTERNAL_CHECKS = {
     A.TemplateDecl: Analyzer.check_template_decl, A.ExplicitInstantiation: Analyzer.check_explicit_instantiation,
     A.NamespaceDef: Analyzer.check_namespace, A.UsingDirective: Analyzer.check_using_directive,
     A.UsingAlias: Analyzer.check_using_alias, A.StaticAssert: Analyzer.check_static_assert,
+    A.UsingDeclaration: Analyzer.check_using_declaration,
 }
 
 # Node class -> the Analyzer method that checks it.
@@ -2435,7 +2447,7 @@ _STMT_CHECKS = {
     A.CaseStmt: Analyzer.check_case, A.DefaultStmt: Analyzer.check_default,
     A.Declaration: Analyzer.check_local_declaration, A.AsmStmt: Analyzer.check_asm,
     A.StaticAssert: Analyzer.check_static_assert, A.UsingAlias: Analyzer.check_using_alias,
-    A.RangeForStmt: Analyzer.check_range_for,
+    A.RangeForStmt: Analyzer.check_range_for, A.UsingDeclaration: Analyzer.check_using_declaration,
 }
 
 
@@ -2586,6 +2598,7 @@ def analyze(unit: A.TranslationUnit, filename: str, source: str | None = None) -
     """Type-check the whole unit; raise CompileError with every diagnostic found."""
     analyzer = Analyzer(filename)
     analyzer.run(unit)
+    unit.functions = analyzer.functions
     if analyzer.diagnostics:
         raise CompileError(analyzer.diagnostics, source)
     return analyzer
