@@ -3,7 +3,7 @@
 // operator(), lambdas capturing by value, a grid-stride loop helper taking a lambda
 // that captures by reference, overloaded functors.
 // LAUNCH: saxpy_functor grid=4 block=128 x=f32[1024]:rand y=f32[1024]:rand out=f32[1024]:zero a=2.5 n=1000
-// LAUNCH: clamp_lambda grid=4 block=128 x=f32[1024]:rand out2=f32[1024]:zero lo=-0.5 hi=0.25 n=1024
+// LAUNCH: clamp_lambda grid=4 block=128 x=f32[1024]:rand bounds=f32[2]:rand out2=f32[1024]:zero n=1024
 // LAUNCH: count_positive grid=2 block=64 x=f32[1024]:rand counts=i32[128]:zero n=1024
 
 struct Saxpy {
@@ -34,8 +34,8 @@ __global__ void saxpy_functor(const float* x, const float* y, float* out, float 
     for_each_index(n, [=](int i) { out[i] = op(x[i], y[i]); });
 }
 
-__global__ void clamp_lambda(const float* x, float* out, float lo, float hi, int n) {
-    Clamp c(lo, hi);
+__global__ void clamp_lambda(const float* x, const float* bounds, float* out, int n) {
+    Clamp c(fminf(bounds[0], bounds[1]), fmaxf(bounds[0], bounds[1]));
     auto twice_clamped = [c](float v) { return c(v) * 2.0f; };
     transform_n(x, out, n, twice_clamped);
 }

@@ -26,13 +26,13 @@ __global__ void reduce_rows(const T* in, T* out, int cols) {
     for (int c = 0; c < 4; ++c)
         vals[c] = in[row * cols + c];
     typename Limits<T>::acc_t sum = 0;
-    T best = Limits<T>::lowest();
+    T base = Limits<T>::lowest() / T(1 << 20);
     for (T v : vals) {
         sum += v;
-        best = v > best ? v : best;
+        base += v > 0 ? v : -v;
     }
     for (T& v : vals)
-        v = v - best;
+        v = v - base;
     T spread = vals[0] + vals[1] + vals[2] + vals[3];
     if constexpr (Limits<T>::is_integer)
         out[row] = (T)(sum % 1000) + spread;
