@@ -31,18 +31,7 @@ class ClassInfo:
     templates: dict = field(default_factory=dict)   # name -> templates.FunctionTemplate (member templates)
 
 
-@dataclass(eq=False)
-class FieldRef:
-    """A field's bare name inside a member function: `this->name` (`*this->name` for a
-    lambda's capture by reference, a pointer field)."""
-    name: str
-    deref: bool = False
-
-
-@dataclass(eq=False)
-class MethodRef:
-    """A member function's bare name inside another: `this->name(...)`."""
-    name: str
+FieldRef, MethodRef = S.FieldRef, S.MethodRef      # (defined beside the other symbols)
 
 
 def has_class_members(spec: A.StructSpec) -> bool:

@@ -965,41 +965,49 @@ class Lexer:
 
 def mark_constructors(kinds: list, values: list) -> None:
     """Inside `struct S { ... }` (at the body's own level), `S (` starts a constructor:
-    its name is a CTOR_NAME, not the type name that would begin a member's type."""
+    its name is a CTOR_NAME, not the type name that would begin a member's type.
+    (Only the struct keywords, the braces and the classes' names are looked at.)"""
     count = len(values)
     bodies = {}     # index of a class body's `{` -> the class's name
-    for k in range(count - 1):
-        if values[k] in ("struct", "class") and kinds[k] in ("STRUCT", "CLASS"):
-            j = k + 1
-            if j < count and values[j] in ("__align__", "alignas"):
-                j = _after_parens(values, j + 1)
-            if j >= count or kinds[j] not in ("TYPE_NAME", "TEMPLATE_TYPE_NAME", "IDENTIFIER"):
-                continue
-            name = values[j]
-            depth = 0
-            for m in range(j + 1, count):
-                value = values[m]
-                if value in ("(", "<"):
-                    depth += 1
-                elif value in (")", ">"):
-                    depth -= 1
-                elif depth <= 0 and value in (";", "{", ")", ","):
-                    if value == "{":
-                        bodies[m] = name
-                    break
+    for k in sorted(list(_positions(values, "struct")) + list(_positions(values, "class"))):
+        if kinds[k] not in ("STRUCT", "CLASS"):
+            continue
+        j = k + 1
+        if j < count and values[j] in ("__align__", "alignas"):
+            j = _after_parens(values, j + 1)
+        if j >= count or kinds[j] not in ("TYPE_NAME", "TEMPLATE_TYPE_NAME", "IDENTIFIER"):
+            continue
+        name = values[j]
+        depth = 0
+        for m in range(j + 1, min(count, j + 200)):
+            value = values[m]
+            if value in ("(", "<"):
+                depth += 1
+            elif value in (")", ">"):
+                depth -= 1
+            elif depth <= 0 and value in (";", "{", ")", ","):
+                if value == "{":
+                    bodies[m] = name
+                break
     if not bodies:
         return
-    stack = []      # per open brace: the class name if it opens a class body
-    for k in range(count):
-        value = values[k]
-        if value == "{":
-            stack.append(bodies.get(k))
-        elif value == "}":
-            if stack:
-                stack.pop()
-        elif stack and stack[-1] is not None and value == stack[-1] and k + 1 < count and values[k + 1] == "(" \
-                and (k == 0 or values[k - 1] not in ("~", ".", "->", "::")):
-            kinds[k] = "CTOR_NAME"
+    # The innermost open brace after each brace, so that any position's is a bisection away.
+    braces = sorted(list(_positions(values, "{")) + list(_positions(values, "}")))
+    innermost, stack = [], []
+    for k in braces:
+        if values[k] == "{":
+            stack.append(k)
+        elif stack:
+            stack.pop()
+        innermost.append(stack[-1] if stack else None)
+    from bisect import bisect_right
+    for body, name in bodies.items():
+        for k in _positions(values, name):
+            if k <= body or k + 1 >= count or values[k + 1] != "(" or values[k - 1] in ("~", ".", "->", "::"):
+                continue
+            i = bisect_right(braces, k) - 1
+            if i >= 0 and innermost[i] == body:
+                kinds[k] = "CTOR_NAME"
 
 
 _TAG_KEYWORDS = frozenset({"struct", "union", "class", "enum", "namespace", ":", "public", "private",

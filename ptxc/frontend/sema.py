@@ -506,6 +506,20 @@ class TypedefSymbol:
 
 
 @dataclass(eq=False)
+class FieldRef:
+    """A field's bare name inside a member function: `this->name` (`*this->name` for a
+    lambda's capture by reference, a pointer field)."""
+    name: str
+    deref: bool = False
+
+
+@dataclass(eq=False)
+class MethodRef:
+    """A member function's bare name inside another: `this->name(...)`."""
+    name: str
+
+
+@dataclass(eq=False)
 class NamespaceSymbol:
     """A namespace (or an enum class, whose enumerators it holds): `name::member`."""
     name: str
@@ -1122,7 +1136,7 @@ class Analyzer:
             if same:
                 return same[0]
             overloads = existing
-        elif existing.__class__.__name__ == "FunctionTemplate":
+        elif existing.__class__ is FunctionTemplate:
             overloads = Overloads(d.name, [existing])
         sym = FunctionSymbol(d.name, t, d.loc, spaces, extern_c=specs.extern_c,
                              launch_bounds=list(specs.launch_bounds),
@@ -1600,10 +1614,11 @@ class Analyzer:
             if expr.name == "this" and self.function is not None and self.function.self_mode in ("value", "ctor"):
                 return self.check_expr(A.Unary(expr.loc, "&", A.Ident(expr.loc, "__self")))
             self.undeclared(expr.name, expr.loc)
-        if sym.__class__.__name__ == "FieldRef":      # a member's bare name: this->name
+        cls = sym.__class__
+        if cls is FieldRef:      # a member's bare name: this->name
             member = A.Member(expr.loc, A.Ident(expr.loc, "this"), expr.name, True)
             return self.check_expr(A.Unary(expr.loc, "*", member) if sym.deref else member)
-        if sym.__class__.__name__ == "MethodRef":
+        if cls is MethodRef:
             self.fail(f"unsupported feature: the member function '{expr.name}' as a value", expr.loc)
         if isinstance(sym, TypedefSymbol):
             self.fail(f"unexpected type name '{expr.name}': expected expression", expr.loc)
@@ -1672,10 +1687,10 @@ class Analyzer:
         """The symbol `Traits<T>::name` names: a static member of the instance."""
         struct = self.template_type(expr.owner)
         found = struct.info.scope.names.get(expr.name) if getattr(struct, "info", None) is not None else None
-        if found.__class__.__name__ == "MethodRef":     # static member functions
+        if found.__class__ is MethodRef:     # static member functions
             statics = [m for m in struct.info.methods.get(expr.name, []) if m.self_mode is None]
             found = statics[0] if len(statics) == 1 else Overloads(expr.name, statics) if statics else None
-        if found is None or found.__class__.__name__ in ("FieldRef", "MethodRef"):
+        if found is None or found.__class__ in (FieldRef, MethodRef):
             self.fail(f"no static member named '{expr.name}' in '{struct}'", expr.loc)
         return found
 
@@ -2041,7 +2056,7 @@ class Analyzer:
         if not isinstance(func, A.Ident):
             self.fail("only direct calls of named functions are supported", func.loc)
         sym = self.scope.lookup(func.name)
-        if sym.__class__.__name__ == "FunctionTemplate":
+        if sym.__class__ is FunctionTemplate:
             return self.template_callee(func, args, loc)
         if sym is None:
             self.undeclared(func.name, func.loc)
@@ -2133,10 +2148,10 @@ class Analyzer:
                 self.fail(f"no member function named '{func.name}' in '{struct}'", func.loc)
             return classes.method_call(self, expr, obj, unqualified(struct), func.name, args)
         sym = self.scope.lookup(func.name)
-        if sym.__class__ is classes.MethodRef:
+        if sym.__class__ is MethodRef:
             expr.func = A.Member(func.loc, A.Ident(func.loc, "this"), func.name, True)
             return self.member_call(expr, args)
-        if sym.__class__ is classes.FieldRef or \
+        if sym.__class__ is FieldRef or \
                 (isinstance(sym, VarSymbol) and isinstance(unqualified(sym.type), StructType)):   # a functor
             obj = self.check_expr(func)
             if not isinstance(unqualified(obj.type), StructType):
@@ -2602,3 +2617,6 @@ def analyze(unit: A.TranslationUnit, filename: str, source: str | None = None) -
     if analyzer.diagnostics:
         raise CompileError(analyzer.diagnostics, source)
     return analyzer
+
+
+from .templates import FunctionTemplate  # noqa: E402  (templates.py imports this module)
