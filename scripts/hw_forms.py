@@ -1159,6 +1159,17 @@ def run_gpu(gpu, cubin: bytes, entry: dict, inputs: np.ndarray, forms_in: set) -
             state["module"].unload()
 
 
+def encode_slots(slots: np.ndarray) -> str:
+    """8-byte slots as base64 of their little-endian bytes (the JSON the GPU run writes)."""
+    import base64
+    return base64.b64encode(np.ascontiguousarray(slots, dtype="<u8").tobytes()).decode()
+
+
+def decode_slots(text: str) -> np.ndarray:
+    import base64
+    return np.frombuffer(base64.b64decode(text), dtype="<u8").astype(np.uint64)
+
+
 def run_device(work: Path, json_out: Path, gpu=None) -> int:
     """On the GPU: every sm_90 cubin (ptxas's and ptxc's), all slots to json_out.  A
     kernel that never ends (DeviceTimeout: the GPU has no watchdog) ends the run, with
@@ -1176,8 +1187,8 @@ def run_device(work: Path, json_out: Path, gpu=None) -> int:
             key = f"{entry['group']}.{who}"
             try:
                 res, errors = run_gpu(gpu, (work / name).read_bytes(), entry, inputs, set(entry[who + "_forms"]))
-                report["results"][key] = {"in": [f"{v:x}" for v in res["in"].tolist()],
-                                          "out": [f"{v:x}" for v in res["out"].tolist()], "form_errors": errors}
+                report["results"][key] = {"in": encode_slots(res["in"]), "out": encode_slots(res["out"]),
+                                          "form_errors": errors}
                 print(f"{key}: ran" + (f"; {len(errors)} forms failed: {errors}" if errors else ""), flush=True)
             except DeviceTimeout as err:
                 report["results"][key] = {"error": str(err)}
@@ -1354,7 +1365,7 @@ def compare(work: Path, gpu_json: Path, verbose: bool = True) -> dict:
             if r is None or "error" in r:
                 findings["errors"][f"{entry['group']}.{who}"] = (r or {}).get("error", "not run on the GPU")
                 continue
-            g[who] = {k: np.array([int(x, 16) for x in r[k]], dtype=np.uint64) for k in ("in", "out")}
+            g[who] = {k: decode_slots(r[k]) for k in ("in", "out")}
             ok[who] = set(entry[who + "_forms"]) - set(r.get("form_errors", {}))
             for form, why in r.get("form_errors", {}).items():
                 findings["errors"][f"{form} ({who}, GPU)"] = why
