@@ -48,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--print-after-all", action="store_true", help="print the SASS IR after every pass")
     p.add_argument("--disable-pass", action="append", default=[], metavar="PASS",
                    help="skip an optional pass (repeatable; comma-separated)")
+    from .frontend.preprocess import Options
+    Options.add_arguments(p)
     return p
 
 
@@ -111,7 +113,8 @@ def compile_command(argv: list[str]) -> int:
     check_pass_names(print_after - {"*"}, "--print-after")
     check_pass_names(disabled, "--disable-pass")
 
-    module = load_module(str(source_path), source, args.arch, args.ptx_version)
+    from .frontend.preprocess import Options as PreprocessOptions
+    module = load_module(str(source_path), source, args.arch, args.ptx_version, PreprocessOptions.from_args(args))
     if source_path.suffix == ".cu":
         module.target, module.version = args.arch, args.ptx_version
     output = Path(args.output) if args.output else None

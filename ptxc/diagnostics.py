@@ -44,11 +44,21 @@ class CompileError(Exception):
             diagnostics = [diagnostics]
         self.diagnostics = diagnostics
         self.source = source
+        self.sources: dict[str, str] = {}   # file -> text, for diagnostics in other files (headers)
         super().__init__("; ".join(d.message for d in diagnostics))
+
+    def with_sources(self, sources: dict[str, str]) -> "CompileError":
+        self.sources = dict(sources)
+        return self
 
     @classmethod
     def at(cls, message: str, file: str, line: int, col: int, source: str | None = None):
         return cls(Diagnostic(message, SourceLoc(file, line, col)), source)
 
+    def source_of(self, diag: Diagnostic) -> str | None:
+        if diag.loc is not None and diag.loc.file in self.sources:
+            return self.sources[diag.loc.file]
+        return self.source
+
     def format(self) -> str:
-        return "\n".join(d.format(self.source) for d in self.diagnostics)
+        return "\n".join(d.format(self.source_of(d)) for d in self.diagnostics)

@@ -30,12 +30,14 @@ class Kernel:
     exit_offsets: list = field(default_factory=list)
 
 
-def load_module(path: str, source: str, arch: str = "sm_89", ptx_version: str = "9.5") -> ptx.Module:
-    """CUDA (.cu) through the frontend, or PTX (.ptx) through the PTX parser."""
+def load_module(path: str, source: str, arch: str = "sm_89", ptx_version: str = "9.5",
+                options=None) -> ptx.Module:
+    """CUDA (.cu) through the frontend (`options`: its -I/-D/-U), or PTX (.ptx) through
+    the PTX parser."""
     if path.endswith(".ptx"):
         return parse_ptx(source, path)
     from .frontend import compile_cuda
-    module, _program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version)
+    module, _program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version, options=options)
     return module
 
 

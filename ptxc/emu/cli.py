@@ -49,12 +49,12 @@ def _print_error(exc) -> None:
 EMULATED_ARCHS = ("sm_89", "sm_90")     # what ptxc.emu.device.Device loads
 
 
-def nvcc_cubin(path: str, arch: str = "sm_89") -> bytes:
+def nvcc_cubin(path: str, arch: str = "sm_89", flags: list[str] = ()) -> bytes:
     from .. import oracle
     try:
         with tempfile.TemporaryDirectory(prefix="ptxc-") as tmp:
             out = Path(tmp) / "x.cubin"
-            oracle.nvcc_cubin(path, out, arch)
+            oracle.nvcc_cubin(path, out, arch, flags)
             return out.read_bytes()
     except oracle.OracleMissing as exc:
         raise CompileError(Diagnostic(f"--with=nvcc: {exc}")) from None
@@ -159,6 +159,8 @@ def _device_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ptx", action="store_true",
                    help="with --device: load ptxc's PTX text (run --with=nvcc: nvcc's) through the driver's "
                         "JIT instead of a cubin")
+    from ..frontend.preprocess import Options
+    Options.add_arguments(p)
     p.add_argument("--ptx-version", metavar="V",
                    help="with --ptx: the PTX .version to write (default: the newest the driver's JIT takes)")
     p.add_argument("--nvcc-cubin", metavar="FILE",
@@ -167,6 +169,12 @@ def _device_options(p: argparse.ArgumentParser) -> None:
                    help="with --device: seconds a kernel may run (the GPU has no watchdog; default 60)")
     p.add_argument("-arch", default=None,
                    help="target: sm_89 (default) or sm_90 on the emulator; with --device, default the GPU's own (sm_90 on an H200)")
+
+
+def _pp_options(args):
+    """The preprocessor's -I/-D/-U of the command line (none where a parser lacks them)."""
+    from ..frontend.preprocess import Options
+    return Options.from_args(args) if hasattr(args, "include_dirs") else Options()
 
 
 def _check_device_options(command: str, args, emulator_only: list) -> None:
@@ -237,12 +245,12 @@ def _run(args) -> int:
         raise CompileError(Diagnostic("--max-steps must be at least 1"))
     path = args.input
     source = _read(path)
-    module, program = compile_cuda(source, path, arch=args.arch)
+    module, program = compile_cuda(source, path, arch=args.arch, options=_pp_options(args))
     failed = {}
     if args.nvcc_cubin:
         cubin = device_image("nvcc", None, path, args.arch, False, "", args.nvcc_cubin)[0].data
     elif args.compiler == "nvcc":
-        cubin = nvcc_cubin(path, args.arch)
+        cubin = nvcc_cubin(path, args.arch, _pp_options(args).nvcc_flags())
     else:
         # kernels ptxc cannot lower yet are an error only if the program launches them
         cubin, failed = ptxc_cubin(module, path, args.arch)
@@ -282,7 +290,8 @@ def _run_device(args) -> int:
     ptx_version = args.ptx_version or jit_ptx_version(gpu.driver_version)
     path = args.input
     source = _read(path)
-    module, program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version)
+    module, program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version,
+                                   options=_pp_options(args))
     who = "nvcc" if args.compiler == "nvcc" or args.nvcc_cubin else "ptxc"
     image, failed = device_image(who, module, path, arch, args.ptx, ptx_version, args.nvcc_cubin)
     trace = (lambda line: print(line, file=sys.stderr)) if args.trace_launch else None
@@ -386,10 +395,10 @@ def _check(args) -> int:
     if not launches:
         raise CompileError(Diagnostic(f"'{path}' has no // LAUNCH: lines to check"))
     max_steps = args.max_steps or DEFAULT_MAX_STEPS
-    module, _program = compile_cuda(source, path, arch=arch)
+    module, _program = compile_cuda(source, path, arch=arch, options=_pp_options(args))
     ours, failed = ptxc_cubin(module, path, arch)
     theirs = device_image("nvcc", None, path, arch, False, "", args.nvcc_cubin)[0].data if args.nvcc_cubin \
-        else nvcc_cubin(path, arch)
+        else nvcc_cubin(path, arch, _pp_options(args).nvcc_flags())
     from .names import demangle_base
     missing = {demangle_base(k): why for k, why in failed.items()}
     status = 1 if missing else 0
@@ -453,7 +462,8 @@ def _check_device(args) -> int:
     launches = parse_file(source, path)
     if not launches:
         raise CompileError(Diagnostic(f"'{path}' has no // LAUNCH: lines to check"))
-    module, _program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version)
+    module, _program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version,
+                                   options=_pp_options(args))
     ours, failed = device_image("ptxc", module, path, arch, args.ptx, ptx_version)
     theirs, _ = device_image("nvcc", None, path, arch, False, ptx_version, args.nvcc_cubin)
     for image in (ours, theirs):

@@ -15,43 +15,77 @@ import gc
 from ..diagnostics import CompileError
 from . import ast
 from .prelude import add_prelude
-from .preprocess import preprocess
+from .preprocess import Options, Preprocessor, preprocess
 
-__all__ = ["compile_cuda", "parse_cuda", "ast"]
+__all__ = ["compile_cuda", "parse_cuda", "ast", "Options", "predefined_macros"]
+
+# What nvcc 13.5 defines for its device pass (`nvcc -dryrun` shows them on the
+# preprocessor's command line; tests/test_headers.py checks the list against it).
+NVCC_VERSION = {"__CUDACC_VER_MAJOR__": "13", "__CUDACC_VER_MINOR__": "5", "__CUDACC_VER_BUILD__": "37",
+                "__CUDA_API_VER_MAJOR__": "13", "__CUDA_API_VER_MINOR__": "5"}
 
 
-def _defines(arch: str) -> dict[str, str]:
+def predefined_macros(arch: str) -> dict[str, str]:
+    """nvcc's predefined macros for the device pass of `arch` (sm_89: __CUDA_ARCH__ 890)."""
     digits = "".join(ch for ch in arch if ch.isdigit()) or "89"
-    return {"__CUDACC__": "1", "__NVCC__": "1", "__CUDA_ARCH__": f"{int(digits) * 10}",
-            "__CUDACC_VER_MAJOR__": "13", "__CUDACC_VER_MINOR__": "5"}
+    cuda_arch = f"{int(digits) * 10}"
+    return {"__CUDA_ARCH__": cuda_arch, "__CUDA_ARCH_LIST__": cuda_arch, "CUDA_DOUBLE_MATH_FUNCTIONS": "1",
+            "__CUDACC__": "1", "__NVCC__": "1", **NVCC_VERSION, "__NVCC_DIAG_PRAGMA_SUPPORT__": "1",
+            "__CUDACC_DEVICE_ATOMIC_BUILTINS__": "1"}
 
 
-def parse_cuda(source: str, filename: str, arch: str = "sm_89"):
+def _relocated(err: CompileError, pp: Preprocessor, filename: str) -> CompileError:
+    """Diagnostics at positions of the preprocessed text, moved to where the text came
+    from (a user header, the inside of a macro expansion), with every file's text."""
+    for diag in err.diagnostics:
+        loc = diag.loc
+        if loc is not None and loc.file == filename:
+            loc.file, loc.line, loc.col = pp.locate(loc.line, loc.col)
+    err.sources = {**pp.sources, **getattr(err, "sources", {})}
+    return err
+
+
+def parse_cuda(source: str, filename: str, arch: str = "sm_89", options: Options | None = None,
+               _pp: list | None = None):
     """Preprocess, parse and type-check: the typed AST and the analyzer (its symbols)."""
     from .parser import parse
     from .sema import analyze
 
-    text, pp = preprocess(source, filename, _defines(arch))
+    text, pp = preprocess(source, filename, predefined_macros(arch), options)
+    if _pp is not None:
+        _pp.append(pp)
     if pp.diagnostics:
-        raise CompileError(pp.diagnostics, source)
-    program = parse(text, filename, source)
-    add_prelude(program, text)
-    analyzer = analyze(program, filename, source)
+        raise CompileError(pp.diagnostics, source).with_sources(pp.sources)
+    try:
+        program = parse(text, filename, source)
+        add_prelude(program, text)
+        analyzer = analyze(program, filename, source)
+    except CompileError as err:
+        if pp.identity:
+            raise
+        raise _relocated(err, pp, filename) from None
     program.pragmas = pp.pragmas
     return program, analyzer
 
 
-def compile_cuda(source: str, filename: str, arch: str = "sm_89", ptx_version: str = "9.5"):
-    """CUDA C source -> (ptxc.ptx.ir.Module, typed AST of the whole program)."""
+def compile_cuda(source: str, filename: str, arch: str = "sm_89", ptx_version: str = "9.5",
+                 options: Options | None = None):
+    """CUDA C source -> (ptxc.ptx.ir.Module, typed AST of the whole program).
+    `options`: the preprocessor's -I folders, -D and -U macros."""
     from .codegen import generate
 
     # The frontend allocates many small objects and frees none until it returns: the
     # cyclic garbage collector would only rescan them (it costs half the parse time).
     enabled = gc.isenabled()
     gc.disable()
+    pps: list = []
     try:
-        program, analyzer = parse_cuda(source, filename, arch)
+        program, analyzer = parse_cuda(source, filename, arch, options, pps)
         module = generate(analyzer, filename, arch, ptx_version, source, program.pragmas)
+    except CompileError as err:
+        if not pps or pps[0].identity or getattr(err, "sources", None):
+            raise
+        raise _relocated(err, pps[0], filename) from None
     finally:
         if enabled:
             gc.enable()

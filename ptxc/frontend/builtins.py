@@ -6,10 +6,12 @@ FunctionCodegen `cg` and returns the result operand.
 """
 from __future__ import annotations
 
+import struct
+
 from ..ptx import ir
 from . import ast as A
 from . import sema as S
-from .vir import MemRef, bits, float_type, int_type, memory_type, reg_class
+from .vir import MemRef, VReg, bits, float_type, int_type, memory_type, reg_class
 
 
 def _unary_builtin(opcode_for):
@@ -116,16 +118,31 @@ def _gen_reduce(cg, expr, t, want_value):
     return dst
 
 
+def _match_operand(cg, expr: A.Expr):
+    """The value __match_*_sync compares, and its width: a float or double as its bits
+    (CUDA's overloads cast them), 64-bit integers as b64."""
+    value = cg.gen_expr(expr)
+    t = S.unqualified(expr.type)
+    width = 64 if bits(t) == 64 else 32
+    if isinstance(t, S.FloatType):
+        cls = "r" if width == 32 else "rd"
+        value = fold_bitcast(value, cls, S.UINT if width == 32 else S.ULLONG) if isinstance(value, ir.Imm) \
+            else cg.op(f"mov.b{width}", cls, value)
+    elif isinstance(value, ir.Imm):
+        value = cg.materialize(value, S.UINT if width == 32 else S.ULLONG)
+    return value, width
+
+
 def _gen_match_all(cg, expr, t, want_value):
     """__match_all_sync(mask, v, &pred): match.all.sync.b32 d|p; pred is written."""
     mask = cg.gen_expr(expr.args[0])
-    value = cg.gen_expr(expr.args[1])
+    value, width = _match_operand(cg, expr.args[1])
     target = cg.pointer_target(cg.gen_expr(expr.args[2]), expr.args[2].type)
     dst, pred = cg.new_reg("r"), cg.new_reg("p")
     # `d|p` is not an operand the IR can print: written as inline PTX (render_inline_asm)
-    instr = cg.emit("inline.asm", dst, pred, cg.materialize(value, S.UINT) if isinstance(value, ir.Imm) else value,
+    instr = cg.emit("inline.asm", dst, pred, value,
                     cg.materialize(mask, S.UINT) if isinstance(mask, ir.Imm) else mask)
-    instr.asm = ("match.all.sync.b32 %0|%1, %2, %3;", 2)
+    instr.asm = (f"match.all.sync.b{width} %0|%1, %2, %3;", 2)
     cg.has_asm = True
     cg.store(target, cg.op("selp.u32", "r", ir.Imm(1), ir.Imm(0), pred))
     return dst
@@ -133,9 +150,9 @@ def _gen_match_all(cg, expr, t, want_value):
 
 def _gen_match_any(cg, expr, t, want_value):
     mask = cg.gen_expr(expr.args[0])
-    value = cg.gen_expr(expr.args[1])
+    value, width = _match_operand(cg, expr.args[1])
     dst = cg.new_reg("r")
-    cg.emit("match.any.sync.b32", dst, cg.materialize(value, S.UINT) if isinstance(value, ir.Imm) else value, mask)
+    cg.emit(f"match.any.sync.b{width}", dst, value, mask)
     return dst
 
 
@@ -154,8 +171,20 @@ def _atomic_type(op: str, t: S.Type) -> str:
     return f"u{bits(t)}"
 
 
+# atomicAdd_block -> atom.cta.add, atomicAdd_system -> atom.sys.add (NVVM's scopes).
+_ATOMIC_SCOPE = {"": "", "_block": ".cta", "_system": ".sys"}
+
+
+def _atomic_scope(name: str) -> tuple[str, str]:
+    """(the atomic without its scope suffix, the PTX scope qualifier)."""
+    for suffix in ("_block", "_system"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)], _ATOMIC_SCOPE[suffix]
+    return name, ""
+
+
 def _gen_atomic(cg, expr: A.Call, t: S.Type, want_value: bool):
-    name = expr.callee.name
+    name, scope = _atomic_scope(expr.callee.name)
     op = _ATOMIC_OPS[name]
     mem = pointer_argument(cg, expr.args[0])
     value = cg.gen_expr(expr.args[1])
@@ -169,18 +198,19 @@ def _gen_atomic(cg, expr: A.Call, t: S.Type, want_value: bool):
     addr = ir.Address(mem.base, mem.offset)
     # NVVM writes atom even when the old value is unused (no red).
     dst = cg.new_reg(reg_class(t))
-    cg.emit(f"atom{space}.{op}.{atype}", dst, addr, value)
+    cg.emit(f"atom{space}{scope}.{op}.{atype}", dst, addr, value)
     cg.clobber_memory(mem.space)
     return dst
 
 
 def _gen_atomic_cas(cg, expr, t, want_value):
+    scope = _atomic_scope(expr.callee.name)[1]
     mem = pointer_argument(cg, expr.args[0])
     compare = cg.gen_expr(expr.args[1])
     value = cg.gen_expr(expr.args[2])
     space = "" if mem.space == "generic" else f".{mem.space}"
     dst = cg.new_reg(reg_class(t))
-    cg.emit(f"atom{space}.cas.b{bits(t)}", dst, ir.Address(mem.base, mem.offset), compare, value)
+    cg.emit(f"atom{space}{scope}.cas.b{bits(t)}", dst, ir.Address(mem.base, mem.offset), compare, value)
     cg.clobber_memory(mem.space)
     return dst
 
@@ -289,12 +319,25 @@ def _gen_ffs(width):
     return gen
 
 
+def fold_bitcast(value: ir.Imm, cls: str, t: S.Type) -> ir.Imm:
+    """The bits of a constant read as another type: a constant (NVVM folds the bitcast;
+    `INFINITY` and `CUDART_NAN_F` are such casts in ptxc's headers)."""
+    width = 32 if cls in ("r", "f") else 64
+    if isinstance(value.value, float):
+        packed = struct.pack("<f" if width == 32 else "<d", value.value)
+    else:
+        packed = (value.value & ((1 << width) - 1)).to_bytes(width // 8, "little")
+    if cls in ("f", "fd"):
+        return ir.Imm(struct.unpack("<f" if width == 32 else "<d", packed)[0], ".f32" if width == 32 else ".f64")
+    return ir.Imm(S.convert_constant(int.from_bytes(packed, "little"), t))
+
+
 def _gen_bitcast(cls):
     def gen(cg, expr, t, want_value):
         value = cg.gen_expr(expr.args[0])
         width = 32 if cls in ("r", "f") else 64
         if isinstance(value, ir.Imm):
-            value = cg.materialize(value, expr.args[0].type)
+            return fold_bitcast(value, cls, t)
         return cg.op(f"mov.b{width}", cls, value)
     return gen
 
@@ -318,7 +361,95 @@ def _gen_ternary(opcode, cls):
     return gen
 
 
+# ---- device printf -----------------------------------------------------------------------
+VPRINTF = ir.Function("vprintf", entry=False, visible=False, extern=True, defined=False,
+                      params=[ir.Param(".b64", "vprintf_param_0"), ir.Param(".b64", "vprintf_param_1")],
+                      return_params=[ir.Param(".b32", "func_retval0")])
+
+
+def _string_literal(expr: A.Expr) -> str | None:
+    while isinstance(expr, A.ImplicitCast):
+        expr = expr.operand
+    return expr.value if isinstance(expr, A.StringLit) else None
+
+
+def _printf_argument(cg, arg: A.Expr):
+    """(value, PTX store type, size) of one of printf's arguments as vprintf's buffer holds
+    it: sema made C's default promotions (float -> double, char/short -> int); a string
+    literal is the generic address of its `$str` constant."""
+    text = _string_literal(arg)
+    if text is not None:
+        return cg.module.string_constant(cg, text), "u64", 8
+    t = S.unqualified(arg.type)
+    value = cg.gen_expr(arg)
+    if isinstance(t, (S.PointerType, S.ArrayType)):
+        if value.__class__ is VReg:
+            value = cg.to_generic(value)
+        return value, "u64", 8
+    if isinstance(t, S.FloatType):
+        return value, memory_type(t), S.sizeof(t)
+    if S.sizeof(t) < 4:
+        raise cg.unsupported("a printf argument narrower than int", arg)
+    return value, f"u{S.sizeof(t) * 8}", S.sizeof(t)
+
+
+def _printf_buffer(cg, size: int) -> int:
+    """The frame offset of vprintf's argument buffer: one region that every printf of the
+    function shares, as large as the largest (NVVM's single alloca), grown in place
+    while it ends the frame."""
+    base, have = getattr(cg, "printf_buffer", (None, 0))
+    if base is not None and size <= have:
+        return base
+    if base is not None and cg.frame_size == base + have:
+        cg.frame_size = base + size
+        cg.printf_buffer = (base, size)
+        return base
+    base = cg.local_region(size, 8)
+    cg.printf_buffer = (base, size)
+    return base
+
+
+def _gen_printf(cg, expr, t, want_value):
+    """printf(fmt, ...) in device code, as NVVM writes it: the arguments stored in a
+    buffer of the thread's local frame, each at its own alignment, and
+    `call.uni (retval0), vprintf, (fmt, buffer)`; no arguments: a null buffer."""
+    fmt = _string_literal(expr.args[0])
+    if fmt is None:
+        raise cg.unsupported("printf with a format that is not a string literal", expr.args[0])
+    fmt_ptr = cg.module.string_constant(cg, fmt)
+    args = [_printf_argument(cg, a) for a in expr.args[1:]]
+    if args:
+        offsets, size = [], 0
+        for _value, _type, width in args:
+            size = (size + width - 1) // width * width
+            offsets.append(size)
+            size += width
+        base = _printf_buffer(cg, size)
+        local = cg.frame_register("%SPL")
+        for (value, stype, _width), offset in zip(args, offsets):
+            cg.emit(f"st.local.{stype}", ir.Address(local, base + offset), value)
+        buffer = cg.op("add.u64", "rd", cg.frame_register("%SP"), ir.Imm(base))
+    else:
+        buffer = ir.Imm(0)
+    cg.module.declare_extern(VPRINTF)
+    cg.call_count += 1
+    n = cg.call_count
+    names = [f"__s{n}_param0", f"__s{n}_param1"]
+    for name, value in zip(names, (fmt_ptr, buffer)):
+        cg.call_params.append(ir.Param(".b64", name))
+        cg.emit("st.param.b64", ir.Address(ir.Symbol(name)), value)
+    ret = f"__s{n}_retval0"
+    cg.call_params.append(ir.Param(".b32", ret))
+    cg.emit("call.uni", ir.OperandList((ir.Symbol(ret),)), ir.Symbol("vprintf"),
+            ir.OperandList(tuple(ir.Symbol(x) for x in names)))
+    cg.clobber_memory("all")
+    dst = cg.new_reg("r")
+    cg.emit("ld.param.b32", dst, ir.Address(ir.Symbol(ret)))
+    return dst
+
+
 BUILTINS = {
+    "printf": _gen_printf,
     "__syncthreads": _gen_syncthreads,
     "__syncthreads_count": _gen_syncthreads_reduce("popc"),
     "__syncthreads_and": _gen_syncthreads_reduce("and"),

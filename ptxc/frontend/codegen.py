@@ -2323,6 +2323,8 @@ class ModuleCodegen:
         self.ptx_version = ptx_version
         self.extern_shared: dict[str, ir.Variable] = {}
         self.globals: dict[str, ir.Variable] = {}     # module-scope variables, in order of first use
+        self.externs: dict[str, ir.Function] = {}     # .extern .funcs called (vprintf)
+        self.strings: dict[bytes, str] = {}           # string literal bytes -> its $str constant
         self.global_refs: dict = {}                   # VarSymbol -> MemRef
         self.deref_cache: dict = {}                   # plan.deref_only's answers
         self.plans: dict = {}                         # id(FunctionDef) -> plan.BodyPlan
@@ -2371,6 +2373,22 @@ class ModuleCodegen:
 
     def add_global(self, var: ir.Variable) -> None:
         self.globals.setdefault(var.name, var)
+
+    def declare_extern(self, func: ir.Function) -> None:
+        """A `.extern .func` the module calls (vprintf), declared once before the kernels."""
+        self.externs.setdefault(func.name, func)
+
+    def string_constant(self, cg, text: str):
+        """The generic address of a string literal's bytes: a `.global .align 1 .b8 $str`
+        constant per distinct string (NVVM's names: $str, $str$1, ...)."""
+        data = text.encode("utf-8") + b"\0"
+        name = self.strings.get(data)
+        if name is None:
+            name = "$str" if not self.strings else f"$str${len(self.strings)}"
+            self.strings[data] = name
+            self.add_global(ir.Variable(".global", ".b8", name, align=1, array=len(data),
+                                        init=[ir.Imm(b) for b in data]))
+        return cg.op("cvta.global.u64", "rd", cg.op("mov.u64", "rd", ir.Symbol(name)))
 
     def global_variable(self, sym: S.VarSymbol, node, name: str | None = None, space: str | None = None) -> MemRef:
         """A __device__, __constant__ or file-scope __shared__ variable: a module-level
@@ -2422,6 +2440,7 @@ class ModuleCodegen:
                 index += 1
         if funcs:
             module.functions[:0] = self.forward_declarations(module.functions)
+        module.functions[:0] = list(self.externs.values())
         module.globals = list(self.globals.values()) + list(self.extern_shared.values())
         return module
 

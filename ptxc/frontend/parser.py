@@ -60,10 +60,8 @@ class SyntaxErrorAt(Exception):
 def _loc(item) -> tuple:
     if isinstance(item, Token):
         return item[2:]
-    if isinstance(item, list):  # [field, token] from the specifier rules
-        if item[0] == "launch_bounds":    # [field, [expressions]]
-            return _loc(item[1][0])
-        return _loc(item[1])
+    if isinstance(item, list):  # [field, token] from the specifier rules; [field, [exprs]]
+        return _loc(item[1]) if item and isinstance(item[0], str) else _loc(item[0])
     return item.loc
 
 

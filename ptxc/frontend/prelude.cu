@@ -8,3 +8,4 @@ __device__ __forceinline__ void sincos(double x, double* s, double* c) { *s = si
 __device__ __forceinline__ void sincospif(float x, float* s, float* c) { *s = sinpif(x); *c = cospif(x); }
 __device__ __forceinline__ void sincospi(double x, double* s, double* c) { *s = sinpi(x); *c = cospi(x); }
 __device__ __forceinline__ void __sincosf(float x, float* s, float* c) { *s = __sinf(x); *c = __cosf(x); }
+__device__ __forceinline__ void __nanosleep(unsigned int ns) { asm volatile("nanosleep.u32 %0;" :: "r"(ns)); }

@@ -1,38 +1,69 @@
-"""The C preprocessor, small: comments, #define (object- and function-like), #undef,
-#if/#ifdef/#ifndef/#elif/#else/#endif, #include of the system headers a CUDA file
-names (accepted, no file read), #pragma and #error.
+"""The C preprocessor, small: comments, #define (object- and function-like, `#`, `##`,
+`__VA_ARGS__`), #undef, #if/#ifdef/#ifndef/#elif/#else/#endif (`defined`), #include of
+user headers (`"x.h"` beside the including file, then the -I folders) and of the system
+headers a CUDA file names (known without a file: their macros are `header_macros.py`'s,
+their declarations sema's builtins), `#pragma once`, #pragma, #error, and the dynamic
+macros `__FILE__` and `__LINE__`.
 
-Guarantees: the output has exactly as many lines as the input, so a (line, col) that
-the parser reports is the user's line; columns stay exact on lines without macro
-expansion.  Comments become spaces.  Problems are collected as Diagnostics, never
-raised one at a time.
+Expects: the main file's text; `Options` (the -I folders, -D and -U of the command line).
+Guarantees: every output line has an origin (`Preprocessor.locate`): a file, a line, and
+for a line with macro expansions a column per output character, so that a (line, col)
+the parser or sema reports in the output becomes the user's file, line and column, the
+caret on the macro's name for what a macro body produced and on the argument's own text
+for what came from an argument.  Without user headers the output has exactly as many
+lines as the input.  Comments become spaces.  Problems are collected as Diagnostics,
+never raised one at a time.
 """
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from ..diagnostics import Diagnostic, SourceLoc
+from .header_macros import HEADER_MACROS
 
-# Macros that a system header brings with it (the rest of a header's content, its
-# functions and types, is known to sema as builtins).
-HEADER_MACROS: dict[str, dict[str, str]] = {
-    "stdio.h": {"NULL": "0", "EOF": "(-1)"},
-    "stdlib.h": {"NULL": "0", "RAND_MAX": "2147483647", "EXIT_SUCCESS": "0", "EXIT_FAILURE": "1"},
-    "stddef.h": {"NULL": "0"},
-    "string.h": {"NULL": "0"},
-    "limits.h": {"INT_MAX": "2147483647", "INT_MIN": "(-2147483647-1)", "UINT_MAX": "4294967295U",
-                 "CHAR_BIT": "8", "LONG_MAX": "9223372036854775807L", "SHRT_MAX": "32767"},
-    "float.h": {"FLT_MAX": "3.402823466e+38F", "FLT_MIN": "1.175494351e-38F", "FLT_EPSILON": "1.192092896e-07F",
-                "DBL_MAX": "1.7976931348623158e+308", "DBL_EPSILON": "2.2204460492503131e-016"},
-    "math.h": {"M_PI": "3.14159265358979323846", "M_E": "2.7182818284590452354", "INFINITY": "(__builtin_inff())"},
-    "cuda_runtime.h": {}, "cuda.h": {}, "cuda_runtime_api.h": {}, "device_launch_parameters.h": {},
-    "stdint.h": {}, "assert.h": {}, "time.h": {}, "cmath": {}, "cstdio": {"NULL": "0"},
-    "cstdlib": {"NULL": "0"}, "math_constants.h": {"CUDART_PI_F": "3.141592654f"},
-}
-HEADER_MACROS["math.h"].pop("INFINITY")  # needs a builtin the frontend does not have yet
-HEADER_MACROS["cmath"] = HEADER_MACROS["math.h"]
+# ptxc's own header files (cuda_fp16.h, ...): CUDA source that the frontend parses, found
+# after the -I folders.  A system header without a file here is one of HEADER_MACROS.
+INCLUDE_DIR = Path(__file__).with_name("include")
+MAX_INCLUDE_DEPTH = 200   # gcc's limit; an include cycle without guards stops here
+
+
+@dataclass
+class Options:
+    """What the command line tells the preprocessor: -I DIR, -D NAME[=V], -U NAME."""
+    include_dirs: list[str] = field(default_factory=list)
+    defines: dict[str, str] = field(default_factory=dict)
+    undefines: list[str] = field(default_factory=list)
+
+    def nvcc_flags(self) -> list[str]:
+        """The same options as nvcc spells them (for the oracle's compile of the file)."""
+        flags = [f"-I{d}" for d in self.include_dirs]
+        flags += [f"-D{n}={v}" for n, v in self.defines.items()]
+        return flags + [f"-U{n}" for n in self.undefines]
+
+    @staticmethod
+    def from_args(args) -> "Options":
+        """From argparse's -I/-D/-U lists (add_arguments)."""
+        defines = dict(Options.parse_define(d) for d in (args.define or []))
+        return Options(list(args.include_dirs or []), defines, list(args.undefine or []))
+
+    @staticmethod
+    def add_arguments(parser) -> None:
+        parser.add_argument("-I", dest="include_dirs", action="append", metavar="DIR",
+                            help="search DIR for #include files (after the including file's folder)")
+        parser.add_argument("-D", dest="define", action="append", metavar="NAME[=V]",
+                            help="define macro NAME (as 1, or as V)")
+        parser.add_argument("-U", dest="undefine", action="append", metavar="NAME",
+                            help="undefine macro NAME (also a predefined one)")
+
+    @staticmethod
+    def parse_define(text: str) -> tuple[str, str]:
+        """`-D NAME` defines NAME as 1, as nvcc and gcc do; `-D NAME=V` as V."""
+        name, eq, value = text.partition("=")
+        return name, (value if eq else "1")
 
 
 @dataclass
@@ -41,6 +72,22 @@ class Macro:
     params: list[str] | None  # None: object-like
     body: list[str]           # tokens
     variadic: bool = False
+    dynamic: bool = False     # __FILE__, __LINE__: the preprocessor's state gives the value
+
+
+class _Tok(str):
+    """A token of the line being expanded, with the offset in that line it came from;
+    `exact` when the token is the source's own text (its characters map one to one)."""
+    __slots__ = ("pos", "exact")
+
+    @staticmethod
+    def at(text: str, pos: int, exact: bool) -> "_Tok":
+        tok = _Tok(text)
+        tok.pos, tok.exact = pos, exact
+        return tok
+
+
+DYNAMIC_MACROS = ("__FILE__", "__LINE__")
 
 
 _TOKEN = re.compile(r"""
@@ -84,29 +131,72 @@ def _object_macro(name: str, value: str) -> Macro:
 
 
 class Preprocessor:
-    def __init__(self, filename: str, defines: dict[str, str] | None = None):
+    def __init__(self, filename: str, defines: dict[str, str] | None = None, options: Options | None = None):
         self.filename = filename
+        self.options = options or Options()
         self.macros: dict[str, Macro] = {}
         self.diagnostics: list[Diagnostic] = []
         self.included: list[str] = []
         self.pragmas: list[tuple[int, str]] = []
+        self.sources: dict[str, str] = {}          # every file read, for carets
+        self.once: set[str] = set()                # files with #pragma once
+        # Per output line: (file, line); and, for a line with macro expansions, a
+        # (line, col) of its file per output character.
+        self.origins: list[tuple[str, int]] = []
+        self.col_maps: dict[int, list[tuple[int, int]]] = {}
+        self.file = filename
+        self.line = 0
+        self.depth = 0
+        for name in DYNAMIC_MACROS:
+            self.macros[name] = Macro(name, None, [], dynamic=True)
         for name, value in (defines or {}).items():
             self.define_object(name, value)
+        for name, value in self.options.defines.items():
+            self.macros[name] = _object_macro(name, value)
+        for name in self.options.undefines:
+            self.macros.pop(name, None)
 
     # ---- diagnostics -------------------------------------------------------------
     def error(self, message: str, line: int, col: int = 1) -> None:
-        self.diagnostics.append(Diagnostic(message, SourceLoc(self.filename, line, col)))
+        self.diagnostics.append(Diagnostic(message, SourceLoc(self.file, line, col)))
 
     def define_object(self, name: str, value: str) -> None:
         self.macros[name] = _object_macro(name, value)
 
+    # ---- locations ---------------------------------------------------------------
+    @property
+    def identity(self) -> bool:
+        """The output's (line, col) is the main file's: nothing to translate."""
+        return not self.col_maps and all(f == self.filename and line == k
+                                          for k, (f, line) in enumerate(self.origins, 1))
+
+    def locate(self, line: int, col: int) -> tuple[str, int, int]:
+        """The file, line and column that output position (line, col) came from."""
+        if not 1 <= line <= len(self.origins):
+            return self.filename, line, col
+        file, src_line = self.origins[line - 1]
+        cols = self.col_maps.get(line)
+        if cols:
+            src_line, col = cols[min(max(col, 1), len(cols)) - 1]
+        return file, src_line, col
+
     # ---- driver ------------------------------------------------------------------
     def run(self, source: str) -> str:
+        self.out: list[str] = []
+        self.process(source, self.filename)
+        return "\n".join(self.out)
+
+    def process(self, source: str, filename: str) -> None:
+        """Preprocess one file's text, appending to self.out (an #include recurses)."""
+        saved_file, saved_line = self.file, self.line
+        self.file = filename
+        self.sources[filename] = source
+        out = self.out
+        origins = self.origins
         text = strip_comments(source)
         if "\\\n" in text:
             text = self.join_continuations(text)
         lines = text.split("\n")
-        out: list[str] = []
         # Stack of (taking, taken_before, seen_else, line) per open #if.
         conds: list[list] = []
         active = True
@@ -122,14 +212,18 @@ class Preprocessor:
             lineno = i + 1
             stripped = line.lstrip()
             if stripped.startswith("#") and not pending:
+                self.line = lineno
+                out.append("")
+                origins.append((filename, lineno))
                 self.directive(line, lineno, conds)
+                self.file = filename
                 named = not self.macros.keys().isdisjoint(words)     # (#define, #undef, #include)
                 active = all(c[0] for c in conds)
-                out.append("")
                 i += 1
                 continue
             if not active:
                 out.append("")
+                origins.append((filename, lineno))
                 i += 1
                 continue
             if pending:
@@ -138,7 +232,9 @@ class Preprocessor:
             else:
                 joined = line
             if named and self.has_macro(joined):
-                expanded, complete = self.expand_line(joined, lineno)
+                start = pending_start if pending else i
+                self.line = start + 1
+                expanded, complete, cols = self.expand_line(joined, start + 1)
                 if not complete and i + 1 < len(lines):
                     if not pending:
                         pending = [line]
@@ -146,21 +242,49 @@ class Preprocessor:
                     i += 1
                     continue
                 out.append(expanded)
-                out.extend("" for _ in range(len(pending) - 1 if pending else 0))
+                origins.append((filename, start + 1))
+                if cols is not None:
+                    self.col_maps[len(out)] = self.line_cols(cols, pending or [line], start + 1)
+                for k in range(start + 1, i + 1):
+                    out.append("")
+                    origins.append((filename, k + 1))
                 pending = []
             else:
                 if pending:
                     out.append(joined)
-                    out.extend("" for _ in range(len(pending) - 1))
+                    origins.append((filename, pending_start + 1))
+                    self.col_maps[len(out)] = self.line_cols(list(range(len(joined))), pending, pending_start + 1)
+                    for k in range(pending_start + 1, i + 1):
+                        out.append("")
+                        origins.append((filename, k + 1))
                     pending = []
                 else:
                     out.append(line)
+                    origins.append((filename, lineno))
             i += 1
         if pending:
             self.error("unterminated macro call", pending_start + 1)
         if conds:
             self.error("unterminated #if", conds[-1][3])
-        return "\n".join(out)
+        self.file, self.line = saved_file, saved_line
+
+    @staticmethod
+    def line_cols(offsets: list[int], pieces: list[str], first_line: int) -> list[tuple[int, int]]:
+        """Offsets into `" ".join(pieces)` (a macro call over several lines) as (line, col)."""
+        starts = []
+        pos = 0
+        for piece in pieces:
+            starts.append(pos)
+            pos += len(piece) + 1
+        result = []
+        k = 0
+        for off in offsets:
+            while k + 1 < len(starts) and off >= starts[k + 1]:
+                k += 1
+            while k > 0 and off < starts[k]:
+                k -= 1
+            result.append((first_line + k, off - starts[k] + 1))
+        return result
 
     @staticmethod
     def join_continuations(text: str) -> str:
@@ -222,11 +346,15 @@ class Preprocessor:
         elif name == "define":
             self.define(rest, lineno)
         elif name == "undef":
-            self.macros.pop(rest.split()[0] if rest else "", None)
+            if rest and rest.split()[0] not in DYNAMIC_MACROS:
+                self.macros.pop(rest.split()[0], None)
         elif name == "include":
             self.include(rest, lineno, col)
         elif name == "pragma":
-            self.pragmas.append((lineno, rest))
+            if rest.split()[:1] == ["once"]:
+                self.once.add(os.path.realpath(self.file))
+            else:
+                self.pragmas.append((len(self.out), rest))   # the line the parser sees
         elif name == "error":
             self.error(f"#error {rest}", lineno, col)
         elif name in ("warning", "line", ""):
@@ -235,20 +363,64 @@ class Preprocessor:
             self.error(f"unknown preprocessor directive '#{name}'", lineno, col)
 
     def include(self, rest: str, lineno: int, col: int) -> None:
-        m = re.match(r'[<"]([^>"]+)[>"]', rest)
+        m = re.match(r'"([^"]+)"|<([^>]+)>', rest)
+        if not m and rest:   # #include MACRO: the expansion names the header
+            expanded = "".join(self.expand(tokenize(rest), frozenset())).strip()
+            m = re.match(r'"([^"]+)"|<([^>]+)>', expanded)
         if not m:
             self.error("expected a header name after #include", lineno, col)
             return
-        header = m.group(1)
-        if header not in HEADER_MACROS:
-            self.error(f"unsupported #include '{header}': only system headers the frontend knows "
-                       f"({', '.join(sorted(h for h in HEADER_MACROS if h.endswith('.h')))}) are accepted",
-                       lineno, col)
+        quoted = m.group(1) is not None
+        header = m.group(1) if quoted else m.group(2)
+        path = self.find_header(header, quoted)
+        if path is None:
+            if header in HEADER_MACROS:
+                self.included.append(header)
+                for name, value in HEADER_MACROS[header].items():
+                    if name not in self.macros:
+                        self.define_object(name, value)
+                return
+            if quoted:
+                self.error(f"cannot open include file '{header}': no such file in the including file's "
+                           f"folder or the -I folders", lineno, col)
+            else:
+                known = sorted({h for h in HEADER_MACROS} | {p.name for p in INCLUDE_DIR.glob("*")
+                                                            if p.is_file()})
+                self.error(f"unsupported #include '{header}': no such file in the -I folders, and not a "
+                           f"system header ptxc has ({', '.join(known)})", lineno, col)
+            return
+        key = os.path.realpath(path)
+        if key in self.once:
+            return
+        if self.depth >= MAX_INCLUDE_DEPTH:
+            self.error(f"#include nested too deeply (more than {MAX_INCLUDE_DEPTH} levels)", lineno, col)
+            return
+        try:
+            text = Path(path).read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            self.error(f"cannot read include file '{header}': {exc}", lineno, col)
             return
         self.included.append(header)
-        for name, value in HEADER_MACROS[header].items():
-            if name not in self.macros:
-                self.define_object(name, value)
+        if header in HEADER_MACROS:
+            for name, value in HEADER_MACROS[header].items():
+                if name not in self.macros:
+                    self.define_object(name, value)
+        self.depth += 1
+        self.process(text, path)
+        self.depth -= 1
+
+    def find_header(self, header: str, quoted: bool) -> str | None:
+        """`"x.h"`: the including file's folder, then -I; `<x.h>`: -I, then ptxc's own."""
+        folders = []
+        if quoted:
+            folders.append(os.path.dirname(self.file) or ".")
+        folders.extend(self.options.include_dirs)
+        folders.append(str(INCLUDE_DIR))
+        for folder in folders:
+            candidate = os.path.join(folder, header)
+            if os.path.isfile(candidate):
+                return candidate if folder != str(INCLUDE_DIR) else str(Path(candidate))
+        return None
 
     def define(self, rest: str, lineno: int) -> None:
         m = re.match(r"([A-Za-z_]\w*)(\()?", rest)
@@ -286,17 +458,30 @@ class Preprocessor:
     def has_macro(self, line: str) -> bool:
         return not self.macros.keys().isdisjoint(_WORD.findall(line))
 
-    def expand_line(self, line: str, lineno: int) -> tuple[str, bool]:
-        """Expand one logical line; complete=False when a macro call's ')' is missing."""
-        tokens = tokenize(line)
+    def expand_line(self, line: str, lineno: int) -> tuple[str, bool, list[int] | None]:
+        """Expand one logical line; complete=False when a macro call's ')' is missing.
+        Also returns, per output character, the offset in `line` it came from."""
+        tokens = []
+        pos = 0
+        for text in tokenize(line):
+            tokens.append(_Tok.at(text, pos, True))
+            pos += len(text)
         try:
-            return "".join(self.expand(tokens, frozenset())), True
+            result = self.expand(tokens, frozenset())
         except _Incomplete:
-            return line, False
+            return line, False, None
         except _BadCall as exc:
             name, want, got = exc.args
             self.error(f"macro '{name}' takes {want} argument(s), {got} given", lineno, line.find(name) + 1)
-            return line, True
+            return line, True, None
+        offsets: list[int] = []
+        for tok in result:
+            where = getattr(tok, "pos", 0)
+            if getattr(tok, "exact", False):
+                offsets.extend(range(where, where + len(tok)))
+            else:
+                offsets.extend([where] * len(tok))
+        return "".join(result), True, offsets
 
     def expand(self, tokens: list[str], hide: frozenset) -> list[str]:
         out: list[str] = []
@@ -309,8 +494,12 @@ class Preprocessor:
                 out.append(tok)
                 i += 1
                 continue
+            if macro.dynamic:
+                out.append(_Tok.at(self.dynamic_value(tok), getattr(tok, "pos", 0), False))
+                i += 1
+                continue
             if macro.params is None:
-                out.extend(self.expand(macro.body, hide | {tok}))
+                out.extend(_placed(self.expand(macro.body, hide | {tok}), tok))
                 i += 1
                 continue
             j = i + 1
@@ -322,9 +511,14 @@ class Preprocessor:
                 continue
             args, end = _collect_args(tokens, j)
             body = self.substitute(macro, args, hide)
-            out.extend(self.expand(body, hide | {tok}))
+            out.extend(_placed(self.expand(body, hide | {tok}), tok))
             i = end
         return out
+
+    def dynamic_value(self, name: str) -> str:
+        if name == "__LINE__":
+            return str(self.line)
+        return '"' + self.file.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
     def substitute(self, macro: Macro, args: list[list[str]], hide: frozenset) -> list[str]:
         params = macro.params or []
@@ -374,6 +568,15 @@ class Preprocessor:
                 out.append(tok)
             k += 1
         return out
+
+
+def _placed(tokens: list[str], call: str) -> list[str]:
+    """What a macro call produced: tokens of its body are placed at the call's name
+    (arguments' tokens keep their own places)."""
+    pos = getattr(call, "pos", None)
+    if pos is None:
+        return tokens
+    return [t if isinstance(t, _Tok) else _Tok.at(t, pos, False) for t in tokens]
 
 
 class _Incomplete(Exception):
@@ -518,7 +721,9 @@ def _apply(op: str, a: int, b: int) -> int:
     raise ValueError(op)
 
 
-def preprocess(source: str, filename: str, defines: dict[str, str] | None = None) -> tuple[str, Preprocessor]:
-    """Run the preprocessor; the caller raises on pp.diagnostics (kept with later ones)."""
-    pp = Preprocessor(filename, defines)
+def preprocess(source: str, filename: str, defines: dict[str, str] | None = None,
+               options: Options | None = None) -> tuple[str, Preprocessor]:
+    """Run the preprocessor; the caller raises on pp.diagnostics (kept with later ones).
+    `defines` are the predefined macros; `options` the command line's -I/-D/-U."""
+    pp = Preprocessor(filename, defines, options)
     return pp.run(source), pp

@@ -535,6 +535,14 @@ _VP = PointerType(VOID)
 _CVP = PointerType(VoidType(const=True))
 
 
+# The vector types CUDA's __ldg and the other cache-hinted loads take.
+LDG_VECTORS = ("char2", "char4", "short2", "short4", "int2", "int4", "longlong2", "uchar2", "uchar4", "ushort2",
+               "ushort4", "uint2", "uint4", "ulonglong2", "float2", "float4", "double2")
+
+# The scopes of CUDA's atomics: the device (no suffix), the block, the system.
+ATOMIC_SCOPES = ("", "_block", "_system")
+
+
 def _builtin_functions() -> dict[str, object]:
     table: dict[str, object] = {}
 
@@ -621,8 +629,15 @@ def _builtin_functions() -> dict[str, object]:
             ("__longlong_as_double", DOUBLE, [LLONG]),
             ("__funnelshift_lc", UINT, [UINT, UINT, UINT]), ("__funnelshift_rc", UINT, [UINT, UINT, UINT]),
             ("__sad", UINT, [INT, INT, UINT]), ("__usad", UINT, [UINT, UINT, UINT]),
-            ("__uni_sync", INT, [UINT, INT]), ("__match_any_sync", UINT, [UINT, UINT])):
+            ("__uni_sync", INT, [UINT, INT])):
         add(_fn(name, ret, params, DEV))
+    for t in (UINT, INT, ULONG, LONG, ULLONG, LLONG, FLOAT, DOUBLE):   # CUDA's overloads
+        add(_fn("__match_any_sync", UINT, [UINT, t], DEV))
+        add(_fn("__match_all_sync", UINT, [UINT, t, PointerType(INT)], DEV))
+    # The bit casts ptxc's headers write INFINITY, NAN and CUDART_INF_F with: host and
+    # device (CUDA's own __int_as_float is device-only)
+    add(_fn("__ptxc_int_as_float", FLOAT, [INT], HD, builtin="__int_as_float"))
+    add(_fn("__ptxc_longlong_as_double", DOUBLE, [LLONG], HD, builtin="__longlong_as_double"))
     # CUDA's vector types: make_float4(x, y, z, w) and the rest
     for name, vt in VECTOR_TYPES.items():
         elem = vt.fields[0][1]
@@ -634,27 +649,28 @@ def _builtin_functions() -> dict[str, object]:
             types.append(FLOAT)
         if op == "atomicAdd":
             types.append(DOUBLE)
-        if op in ("atomicMin", "atomicMax"):
+        if op in ("atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor"):
             types.append(LLONG)
         for t in types:
             if op in ("atomicAnd", "atomicOr", "atomicXor") and t == FLOAT:
                 continue
-            add(_fn(op, t, [PointerType(t), t], DEV, builtin=op))
-    for t in (INT, UINT, ULLONG):
-        add(_fn("atomicCAS", t, [PointerType(t), t, t], DEV, builtin="atomicCAS"))
-    add(_fn("atomicInc", UINT, [PointerType(UINT), UINT], DEV))
-    add(_fn("atomicDec", UINT, [PointerType(UINT), UINT], DEV))
+            for scope in ATOMIC_SCOPES:     # atomicAdd, atomicAdd_block, atomicAdd_system
+                add(_fn(op + scope, t, [PointerType(t), t], DEV, builtin=op))
+    for scope in ATOMIC_SCOPES:
+        for t in (INT, UINT, ULLONG, USHORT):
+            add(_fn("atomicCAS" + scope, t, [PointerType(t), t, t], DEV, builtin="atomicCAS"))
+        add(_fn("atomicInc" + scope, UINT, [PointerType(UINT), UINT], DEV, builtin="atomicInc"))
+        add(_fn("atomicDec" + scope, UINT, [PointerType(UINT), UINT], DEV, builtin="atomicDec"))
     for name in ("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"):   # loads with cache hints
-        for t in (FLOAT, DOUBLE, INT, UINT, LLONG, ULLONG, CHAR, UCHAR, SHORT, USHORT):
+        for t in (FLOAT, DOUBLE, INT, UINT, LLONG, ULLONG, CHAR, UCHAR, SHORT, USHORT, SCHAR, LONG, ULONG):
             add(_fn(name, t, [PointerType(with_quals(t, const=True))], DEV, builtin=name))
-        for vt in (VECTOR_TYPES[n] for n in ("float2", "float4", "int2", "int4", "uint2", "uint4", "double2")):
+        for vt in (VECTOR_TYPES[n] for n in LDG_VECTORS):
             add(_fn(name, vt, [PointerType(with_quals(vt, const=True))], DEV, builtin=name))
     for op in ("add", "min", "max"):
         for t in (INT, UINT):
             add(_fn(f"__reduce_{op}_sync", t, [UINT, t], DEV, builtin=f"__reduce_{op}_sync"))
     for op in ("and", "or", "xor"):
         add(_fn(f"__reduce_{op}_sync", UINT, [UINT, UINT], DEV))
-    add(_fn("__match_all_sync", UINT, [UINT, UINT, PointerType(INT)], DEV))
     for name in ("__stcg", "__stcs", "__stwb", "__stwt"):   # stores with cache hints
         for t in (FLOAT, DOUBLE, INT, UINT, LLONG, ULLONG):
             add(_fn(name, VOID, [PointerType(t), t], DEV, builtin=name))
@@ -2098,8 +2114,8 @@ class Analyzer:
                 out.append(self.bind_reference(arg, params[k]))
             elif k < len(params):
                 out.append(self.convert_assign(arg, params[k], "passing argument"))
-            else:  # default argument promotions for `...`
-                t = arg.type
+            else:  # default argument promotions for `...` (of the unqualified type)
+                t = unqualified(arg.type)
                 if t == FLOAT:
                     out.append(self.implicit(arg, DOUBLE))
                 elif is_integer(t) and not isinstance(t, EnumType):

@@ -1055,6 +1055,18 @@ for _name, _fn1 in (("sqrt", math.sqrt), ("fabs", math.fabs), ("floor", math.flo
     RUNTIME[_name + "f"] = _math1(lambda x, g=_fn1: float(g(x)), True)
 
 
+def _bitcast(pack: str, unpack: str):
+    """__int_as_float & co on the host (the headers' INFINITY, NAN are such casts)."""
+    def run(it, args, types, node):
+        width = struct.calcsize(pack)
+        return struct.unpack(unpack, (int(args[0]) & ((1 << (8 * width)) - 1)).to_bytes(width, "little"))[0]
+    return run
+
+
+RUNTIME["__int_as_float"] = _bitcast("<I", "<f")
+RUNTIME["__longlong_as_double"] = _bitcast("<Q", "<d")
+
+
 def diagnostic(err: HostError, filename: str) -> Diagnostic:
     loc = err.loc
     if loc:

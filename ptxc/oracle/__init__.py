@@ -74,13 +74,37 @@ def run(tool: str, *args: str, check: bool = True, cwd: str | None = None) -> su
     return proc
 
 
-def nvcc_cubin(cu_path: str | Path, out_path: str | Path, arch: str = "sm_89") -> Path:
-    run("nvcc", f"-arch={arch}", "-cubin", "-o", str(out_path), str(cu_path))
+@lru_cache(maxsize=None)
+def cccl_include_dir() -> Path | None:
+    """CCCL's headers (`nv/target`, cuda/std), which cuda_fp16.h, cuda_bf16.h,
+    cooperative_groups.h and mma.h need: the nvidia-cuda-cccl wheel's include/cccl
+    (or a toolkit's beside nvcc)."""
+    nvcc = find("nvcc")
+    candidates = [nvcc.parent.parent / "include" / "cccl"] if nvcc else []
+    try:
+        import nvidia
+        candidates += [Path(root) / "cu13" / "include" / "cccl" for root in getattr(nvidia, "__path__", [])]
+    except ImportError:
+        pass
+    for candidate in candidates:
+        if (candidate / "nv" / "target").exists():
+            return candidate
+    return None
+
+
+def nvcc_include_flags() -> list[str]:
+    cccl = cccl_include_dir()
+    return ["-isystem", str(cccl)] if cccl else []
+
+
+def nvcc_cubin(cu_path: str | Path, out_path: str | Path, arch: str = "sm_89", flags: list[str] = ()) -> Path:
+    """`flags`: more nvcc options (the -I/-D/-U a test or `ptxc check` was given)."""
+    run("nvcc", f"-arch={arch}", *nvcc_include_flags(), *flags, "-cubin", "-o", str(out_path), str(cu_path))
     return Path(out_path)
 
 
-def nvcc_ptx(cu_path: str | Path, out_path: str | Path, arch: str = "sm_89") -> Path:
-    run("nvcc", f"-arch={arch}", "-ptx", "-o", str(out_path), str(cu_path))
+def nvcc_ptx(cu_path: str | Path, out_path: str | Path, arch: str = "sm_89", flags: list[str] = ()) -> Path:
+    run("nvcc", f"-arch={arch}", *nvcc_include_flags(), *flags, "-ptx", "-o", str(out_path), str(cu_path))
     return Path(out_path)
 
 
