@@ -540,8 +540,9 @@ class FunctionCodegen:
                 return
             value = self.rvalue(value, t) if value is not None else None
             if sym not in self.plan.written and sym.assign_count == 0 and value is not None:
-                self.bindings[sym] = AggValue(t, [self.snapshot(v, lt) for v, (_, lt) in
-                                                  zip(value.values, leaves(t))])
+                copies = [self.snapshot(v, lt) for v, (_, lt) in zip(value.values, leaves(t))]
+                self.carry_pack(value.values, copies)
+                self.bindings[sym] = AggValue(t, copies)
                 return
             if value is not None and all(self.adoptable(v, lt) for v, (_, lt) in zip(value.values, leaves(t))):
                 for v in value.values:
@@ -846,13 +847,21 @@ class FunctionCodegen:
             t = S.unqualified(expr.type)
             lv = self.gen_lvalue(expr)
             reg = self.new_reg(_asm_class(constraint, t, expr))
-            if constraint.startswith("+"):
+            if is_aggregate(t):
+                _asm_aggregate(t, reg.cls, expr)
+                if constraint.startswith("+"):
+                    self.emit(f"mov.b{bits_of_class(reg.cls)}", reg, self.aggregate_word(self.load(lv), reg.cls))
+            elif constraint.startswith("+"):
                 self.emit(f"mov.{mov_type(reg.cls, t)}", reg, self.convert_to_class(self.load(lv), t, reg.cls))
             outputs.append((lv, reg, t))
             operands.append(reg)
         for constraint, expr in stmt.inputs:
             value = self.gen_expr(expr)
             t = S.unqualified(expr.type)
+            if is_aggregate(t):     # a struct the size of a register (GNU C takes those)
+                operands.append(self.aggregate_word(self.rvalue(value, t), _asm_aggregate(
+                    t, _asm_class(constraint, t, expr), expr)))
+                continue
             if "n" in constraint or "i" in constraint:
                 if value.__class__ is not _Imm:
                     raise self.unsupported(f"asm operand '{constraint}' that is not a constant", expr)
@@ -865,9 +874,18 @@ class FunctionCodegen:
         instr.asm = (stmt.template, len(outputs))
         self.has_asm = True
         for lv, reg, t in outputs:
+            if is_aggregate(t):
+                self.store(lv, self.unpack_pair(reg, t) if reg.cls == "r" else AggValue(t, [reg]))
+                continue
             self.store(lv, self.convert_from_class(reg, t))
         if stmt.volatile or "memory" in stmt.clobbers:
             self.clobber_memory("all")
+
+    def aggregate_word(self, value: AggValue, cls: str):
+        """A register-sized struct as one asm operand: its one field, or two 16-bit fields packed."""
+        if cls == "r":
+            return self.pack_pair(value)
+        return self.materialize(value.values[0], leaves(value.ctype)[0][1])
 
     def convert_to_class(self, value, t: S.Type, cls: str):
         """A value of C type t in the register class an asm constraint names."""
@@ -1600,14 +1618,45 @@ class FunctionCodegen:
                       ir.Address(mem.base, mem.offset))
             self.loads += 1
             return AggValue(t, regs)
+        if _packed_pair(t, mem):
+            return self.unpack_pair(self.load(MemRef(mem.base, mem.offset, mem.space, S.UINT, mem.nc)), t)
         return AggValue(t, [self.load(MemRef(mem.base, mem.offset + offset, mem.space, lt, mem.nc))
                             for offset, lt in parts])
+
+    def carry_pack(self, values: list, copies: list) -> None:
+        """`copies` hold what `values` hold: if those are a word's halves, so are these."""
+        if len(values) == 2 and copies != values:
+            word = self.memo.get(("pack", *values))
+            if word is not None:
+                self.memo_put(("pack", *copies), word)
+
+    def unpack_pair(self, word: VReg, t: S.Type) -> AggValue:
+        """The two 16-bit fields of a 32-bit word (`mov.b32 {%rs1, %rs2}, %r1`), remembered
+        so that packing them again is the word itself."""
+        low, high = self.new_reg("rs"), self.new_reg("rs")
+        self.emit("mov.b32", ir.Vector((low, high)), word)
+        self.memo_put(("pack", low, high), word)
+        return AggValue(t, [low, high])
+
+    def pack_pair(self, value: AggValue) -> VReg:
+        """The 32-bit word of a two-field 16-bit aggregate (`mov.b32 %r1, {%rs1, %rs2}`)."""
+        t = value.ctype
+        low, high = (self.materialize(v, lt) for v, (_, lt) in zip(value.values, leaves(t)))
+        word = self.memo.get(("pack", low, high))
+        if word is None:
+            word = self.new_reg("r")
+            self.emit("mov.b32", word, ir.Vector((low, high)))
+            self.memo_put(("pack", low, high), word)
+        return word
 
     def store_aggregate(self, lv, value: AggValue) -> None:
         t = S.unqualified(lv.ctype)
         if lv.__class__ is RegAgg:
+            word = self.memo.get(("pack", *value.values)) if len(value.values) == 2 else None
             for ref, v in zip(lv.refs, value.values):
                 self.store(ref, v)
+            if word is not None:    # the variable's fields are still that word's halves
+                self.memo_put(("pack", *(ref.reg for ref in lv.refs)), word)
             return
         parts = leaves(t)
         if _vector_access(t, lv) and not lv.ctype.volatile:
@@ -1617,6 +1666,9 @@ class FunctionCodegen:
             self.emit(f"st{space}.v{len(parts)}.{memory_type(elem)}", ir.Address(lv.base, lv.offset),
                       ir.Vector(values))
             self.clobber_memory(lv.space)
+            return
+        if _packed_pair(t, lv) and not lv.ctype.volatile:
+            self.store(MemRef(lv.base, lv.offset, lv.space, S.UINT), self.pack_pair(value))
             return
         for (offset, lt), v in zip(parts, value.values):
             self.store(MemRef(lv.base, lv.offset + offset, lv.space, lt), v)
@@ -2147,6 +2199,20 @@ def _asm_class(constraint: str, t: S.Type, node) -> str:
     raise Unsupported(f"asm constraint '{constraint}'", node.loc)
 
 
+def _asm_aggregate(t: S.Type, cls: str, node) -> str:
+    """Check that a struct can be an asm operand of class `cls`: one 16-bit field for `h`,
+    two for `r` (cuda_fp16.h's `__half`, `__half2`)."""
+    parts = leaves(t)
+    sizes = [S.sizeof(lt) for _, lt in parts]
+    if (cls == "rs" and sizes == [2]) or (cls == "r" and sizes == [2, 2]):
+        return cls
+    raise Unsupported(f"asm operand of type '{S.type_name(t)}'", node.loc)
+
+
+def bits_of_class(cls: str) -> int:
+    return {"rs": 16, "r": 32, "rd": 64, "f": 32, "fd": 64}[cls]
+
+
 def _float_identity(op: str, c: float) -> bool:
     """Is `x op c` exactly x for every x (NaNs and signed zeros included)?"""
     if op in ("*", "/"):
@@ -2229,6 +2295,17 @@ def _is_lvalue_path(expr) -> bool:
     if expr.__class__ is A.Member:
         return expr.arrow or _is_lvalue_path(expr.base)
     return False
+
+
+def _packed_pair(t: S.Type, mem) -> bool:
+    """Is a whole-object access of `t` at `mem` one 32-bit access: a struct of two 16-bit
+    integer fields aligned to 4 (`__half2`, `__nv_bfloat162`: LLVM's memcpy of an
+    over-aligned 4-byte struct is an i32 load or store)?"""
+    if t.__class__ is not S.StructType or t.align < 4 or S.sizeof(t) != 4 or mem.__class__ is not MemRef \
+            or mem.space == "param" or mem.offset % 4:
+        return False
+    parts = leaves(t)
+    return len(parts) == 2 and all(S.sizeof(lt) == 2 and lt.__class__ is S.IntType for _, lt in parts)
 
 
 def _vector_access(t: S.Type, mem) -> bool:

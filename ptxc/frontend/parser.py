@@ -895,6 +895,7 @@ class Lexer:
         depth = 0
         expect_tag = False
         shadowed: set = set()   # tags that a variable of the same name hides
+        skip_to = 0             # past `__align__(N)` between a tag keyword and its tag
         for k in range(first, len(kinds)):
             kind = kinds[k]
             if kind == "TEMPLATE_TYPE_NAME":    # `template <...> struct Name`: its tag
@@ -920,6 +921,11 @@ class Lexer:
                     in_typedef, depth = True, 0
                 else:
                     expect_tag = True
+            elif expect_tag and values[k] in ("__align__", "alignas"):   # `struct __align__(4) S`
+                k_close = _after_parens(values, k + 1)
+                skip_to = k_close
+            elif expect_tag and skip_to > k:
+                pass
             elif expect_tag and values[k] in _TAG_ENDS:   # `struct { ... }`: no tag
                 expect_tag = False
                 if in_typedef and values[k] == "{":
@@ -986,10 +992,23 @@ def mark_brace_inits(kinds: list, values: list) -> None:
             continue
         kind = kinds[k - 1]
         before = values[k - 2] if k >= 2 else ""
-        if kind == "IDENTIFIER" and before not in _TAG_KEYWORDS:
+        if kind == "IDENTIFIER" and before not in _TAG_KEYWORDS and not _after_struct_align(values, k - 1):
             kinds[k] = "BRACE_INIT"
         elif kind == "TYPE_NAME" and before in ("=", "(", "return", "?", "{", ";", "}", "[", "+", "-", "*", "/"):
             kinds[k] = "BRACE_INIT"
+
+
+def _after_struct_align(values: list, k: int) -> bool:
+    """Is the name at k the tag of `struct __align__(N) name`?"""
+    if k < 1 or values[k - 1] != ")":
+        return False
+    depth, j = 0, k - 1
+    while j >= 0:
+        depth += {")": 1, "(": -1}.get(values[j], 0)
+        if depth == 0:
+            break
+        j -= 1
+    return j >= 2 and values[j - 1] in ("__align__", "alignas") and values[j - 2] in ("struct", "class", "union")
 
 
 _TAG_ENDS = frozenset({"{", ";", "*", "&", ",", ">", ")"})

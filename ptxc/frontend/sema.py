@@ -1096,6 +1096,13 @@ class Analyzer:
             deduced = with_quals(deduced, const=True)
         return deduced
 
+    @staticmethod
+    def _same_params_as_builtin(existing, t: FunctionType) -> bool:
+        builtins = existing.candidates if isinstance(existing, Overloads) else [existing]
+        params = tuple(unqualified(p) for p in t.params)
+        return any(isinstance(b, FunctionSymbol) and
+                   tuple(unqualified(p) for p in b.type.params) == params for b in builtins)
+
     def declare_function(self, specs: A.DeclSpecifiers, d: A.Declarator, t: FunctionType) -> FunctionSymbol:
         spaces = frozenset(s.strip("_") for s in specs.exec_spaces) or frozenset({"host"})
         if "global" in spaces and not isinstance(t.ret, VoidType):
@@ -1116,6 +1123,11 @@ class Analyzer:
             overloads = existing
         elif existing.__class__.__name__ == "FunctionTemplate":
             overloads = Overloads(d.name, [existing])
+        elif isinstance(existing, (FunctionSymbol, Overloads)) and not self._same_params_as_builtin(existing, t):
+            # C++ overloading of a builtin (cuda_fp16.h's `__hadd(__half, __half)` beside
+            # the integer `__hadd`, `atomicAdd(__half *, __half)`): another signature
+            builtins = existing.candidates if isinstance(existing, Overloads) else [existing]
+            overloads = Overloads(d.name, list(builtins))
         sym = FunctionSymbol(d.name, t, d.loc, spaces, extern_c=specs.extern_c,
                              launch_bounds=list(specs.launch_bounds),
                              inline=next(iter(specs.function_specs), None))

@@ -67,6 +67,17 @@ def propagate_copies(cg, func: ir.Function) -> None:
                     if def_block[reg] != b:
                         def_block[reg] = -1
                 last_def[reg] = pos
+    undefined = [(b, pos, instr) for b, pos, instr in copies if instr.operands[1] not in defs]
+    if undefined:
+        # A copy of a register nothing writes (an uninitialized variable, a default
+        # constructor's fields) copies LLVM's undef: it goes, and what it wrote is as
+        # undefined as before on that path.  Then again, for copies of what it wrote.
+        for b, pos, instr in reversed(undefined):
+            del cg.blocks[b].instrs[pos]
+            if cg.uses is not None:
+                cg.uses[instr.operands[1]] -= 1
+        propagate_copies(cg, func)
+        return
     rename: dict = {}
     param_loads = cg.param_loads
     for b, pos, instr in copies:
