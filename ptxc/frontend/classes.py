@@ -323,6 +323,30 @@ def construct(an, expr: A.Construct, t: S.StructType, args: list) -> A.Expr:
     return an.finish_call(call, sym, args)
 
 
+def conversion_function(t: S.StructType, target: S.Type) -> str | None:
+    """The name of t's `operator T` that gives `target`: one of exactly that type, else
+    one of an arithmetic type when the target is arithmetic too (then converted)."""
+    names = [n for n in t.info.methods if n.startswith("operator ")]
+    for name in names:
+        if any(S.unqualified(m.type.ret) == target for m in t.info.methods[name]):
+            return name
+    if S.is_arithmetic(target):
+        for name in names:
+            if any(S.is_arithmetic(m.type.ret) for m in t.info.methods[name]):
+                return name
+    return None
+
+
+def user_conversion_exists(arg: S.Type, param: S.Type) -> bool:
+    """Does a user-defined conversion take `arg` to `param` (overload ranking)?"""
+    if isinstance(arg, S.StructType) and arg.info is not None and not isinstance(param, S.StructType):
+        return conversion_function(arg, S.unqualified(param)) is not None
+    if isinstance(param, S.StructType) and param.info is not None and not isinstance(arg, S.StructType):
+        return any(len(c.type.params) == 1 and S.is_arithmetic(c.type.params[0]) and S.is_arithmetic(arg)
+                   for c in param.info.ctors)
+    return False
+
+
 def default_constructor(t: S.Type):
     if isinstance(t, S.StructType) and t.info is not None:
         for c in t.info.ctors:

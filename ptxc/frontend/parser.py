@@ -308,6 +308,19 @@ class BuildAst(Transformer):
         params, _ = params or ([], False)
         return A.ConstructorDef(tok[2:], specs, params, inits or [], body)
 
+    def conversion_def(self, children):
+        """`operator T() const { ... }`: a member function named `operator T` returning T."""
+        specs, tok, (type_specs, derivs), const, body = children
+        specs.type_specs.extend(type_specs)
+        deriv = A.FunctionDeriv(tok[2:], [], False, const is not None)
+        name = "operator " + " ".join(t if isinstance(t, str) else t.name for t in type_specs)
+        return A.FunctionDef(specs.loc, specs, A.Declarator(tok[2:], name, [deriv] + derivs), body)
+
+    def conversion_type(self, children):
+        *words, pointer = children
+        specs = [w[1][1] if isinstance(w, list) else A.TypeNameRef(w[2:], w[1]) for w in words]
+        return specs, (pointer or [])
+
     def access_label(self, children):
         return None
 

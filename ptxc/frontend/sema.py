@@ -816,7 +816,8 @@ def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
         return 0 if isinstance(arg, PointerType) else None
     if isinstance(param, StructType) and isinstance(arg, StructType):
         return 0 if param.name == arg.name else None
-    return None
+    from .classes import user_conversion_exists
+    return 3 if user_conversion_exists(arg, param) else None
 
 
 class SemaError(Exception):
@@ -1901,10 +1902,33 @@ class Analyzer:
             expr.value = self.implicit(value, expr.compute_type)
         return expr
 
+    def user_conversion(self, value: A.Expr, t: Type) -> A.Expr:
+        """C++'s user-defined conversions: a class value to `t` through its `operator T`
+        (`float(h)`, `float f = h;`), a value to a class `t` through a constructor taking
+        one argument (`__half h = 1.0f;`); the value as it was when neither applies."""
+        from . import classes
+        vt = unqualified(value.type)
+        target = unqualified(t)
+        if vt == target:
+            return value
+        if isinstance(vt, StructType) and vt.info is not None:
+            name = classes.conversion_function(vt, target)
+            if name is not None:
+                call = A.Call(value.loc, A.Member(value.loc, value, name), [])
+                return classes.method_call(self, call, value, vt, name, [])
+        if isinstance(target, StructType) and target.info is not None and not isinstance(vt, StructType) \
+                and any(len(c.type.params) == 1 for c in target.info.ctors):
+            return classes.construct(self, A.Construct(value.loc, None, [value]), target, [value])
+        return value
+
     def convert_assign(self, value: A.Expr, t: Type, context: str) -> A.Expr:
         """The implicit conversion of assignment, initialization, argument passing, return."""
         value = self.rvalue(value)
         vt = value.type
+        if (isinstance(vt, StructType) and vt.info is not None and not isinstance(t, StructType)) or \
+                (isinstance(t, StructType) and t.info is not None and not isinstance(vt, StructType)):
+            value = self.user_conversion(value, t)
+            vt = value.type
         if isinstance(t, AnyPointerType):
             if is_pointer(vt):
                 return value
@@ -1993,7 +2017,14 @@ class Analyzer:
         for order, cand in enumerate(overloads.candidates):
             params = cand.type.params
             if len(params) != len(args):
-                continue
+                defaults = getattr(cand, "defaults", None) or []
+                if not (len(args) < len(params) and len(defaults) == len(params)
+                        and all(d is not None for d in defaults[len(args):])):
+                    continue
+                params = params[:len(args)]
+            refs = getattr(cand, "ref_params", ())
+            if refs:    # a `T&` parameter (passed as `T *`) takes a T
+                params = [p.pointee if k in refs and isinstance(p, PointerType) else p for k, p in enumerate(params)]
             ranks = [_conversion_rank(a, unqualified(p), arg) for a, p, arg in zip(arg_types, params, args)]
             if None not in ranks:
                 scored.append((ranks, order, cand))
@@ -2223,7 +2254,7 @@ class Analyzer:
 
     def check_cast(self, expr: A.Cast) -> A.Expr:
         t = self.resolve_type_name(expr.type_name)
-        operand = self.operand(expr.operand)
+        operand = self.user_conversion(self.operand(expr.operand), t)
         self.check_explicit_conversion(operand, t, expr.loc)
         expr.operand = operand
         expr.type = unqualified(t) if not isinstance(t, PointerType) else PointerType(t.pointee)
@@ -2232,6 +2263,8 @@ class Analyzer:
     def check_cxx_cast(self, expr: A.CxxCast) -> A.Expr:
         t = self.resolve_type_name(expr.type_name)
         operand = self.operand(expr.operand)
+        if expr.kind == "static_cast":
+            operand = self.user_conversion(operand, t)
         vt = operand.type
         if expr.kind == "reinterpret_cast":
             ok = (is_pointer(t) or is_integer(t)) and (is_pointer(vt) or is_integer(vt)) and \
@@ -2302,6 +2335,7 @@ class Analyzer:
             if len(args) > 1:
                 self.fail(f"functional cast to '{t}' takes one value", expr.loc)
             if args:
+                args[0] = self.user_conversion(args[0], t)
                 self.check_explicit_conversion(args[0], t, expr.loc)
             expr.args = args
         else:
