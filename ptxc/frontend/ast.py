@@ -201,6 +201,13 @@ class NamespaceDef(Node):
 
 
 @dataclass(slots=True, eq=False)
+class NamespaceAlias(Node):
+    """`namespace cg = cooperative_groups;`"""
+    name: str
+    target: str
+
+
+@dataclass(slots=True, eq=False)
 class UsingDirective(Node):
     """`using namespace N;`"""
     name: str
@@ -322,6 +329,14 @@ class Ident(Expr):
     name: str
     type: Any = None
     symbol: Any = None      # sema: the Symbol it names
+
+
+@dataclass(slots=True, eq=False)
+class TemplateStatic(Expr):
+    """`Traits<T>::value`: a static constant member of a class template's instance."""
+    template: Any           # TemplateTypeRef
+    name: str
+    type: Any = None
 
 
 @dataclass(slots=True, eq=False)

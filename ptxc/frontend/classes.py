@@ -316,6 +316,8 @@ def construct(an, expr: A.Construct, t: S.StructType, args: list) -> A.Expr:
     if len(args) == 1 and S.unqualified(args[0].type) == S.unqualified(t) and \
             not any(len(c.type.params) == 1 and S.unqualified(c.type.params[0]) == S.unqualified(t) for c in viable):
         return args[0]
+    if not ctors and not args:      # `plus<float>()`: value-initialization, every field zero
+        return aggregate_construct(an, expr, t, [])
     if not viable:
         an.fail(f"no matching constructor for '{S.type_name(t)}' with {len(args)} argument(s)", expr.loc)
     sym = viable[0] if len(viable) == 1 else an.pick_overload(S.Overloads(t.name, viable), args, expr.loc)

@@ -979,9 +979,14 @@ class FunctionCodegen:
             self.cond_branch(cond.operand, target, not when)
             return
         if cond.__class__ is A.Binary and cond.op in INT_CMP:
-            lhs = _GEN_EXPR[cond.lhs.__class__](self, cond.lhs)
-            rhs = _GEN_EXPR[cond.rhs.__class__](self, cond.rhs)
-            p = self.compare(cond.op, lhs, rhs, cond.lhs.type, negate=not when)
+            narrow = self.narrow_equality(cond)
+            if narrow is not None:
+                lhs, rhs, t = self.gen_compare_operands(cond)
+            else:
+                lhs = _GEN_EXPR[cond.lhs.__class__](self, cond.lhs)
+                rhs = _GEN_EXPR[cond.rhs.__class__](self, cond.rhs)
+                t = cond.lhs.type
+            p = self.compare(cond.op, lhs, rhs, t, negate=not when)
             self.branch(target, p)
             return
         value = _GEN_EXPR[cond.__class__](self, cond)
@@ -1004,10 +1009,8 @@ class FunctionCodegen:
         if cond.__class__ is A.Unary and cond.op == "!":
             return self.cond_pred(cond.operand, not negate)
         if cond.__class__ is A.Binary and cond.op in INT_CMP:
-            lhs, rhs = self.gen_expr(cond.lhs), self.gen_expr(cond.rhs)
-            if S.is_pointer(cond.lhs.type) and S.is_pointer(cond.rhs.type):
-                lhs, rhs = self.comparable_pointers(lhs, rhs)
-            return self.compare(cond.op, lhs, rhs, S.unqualified(cond.lhs.type), negate)
+            lhs, rhs, t = self.gen_compare_operands(cond)
+            return self.compare(cond.op, lhs, rhs, t, negate)
         return self.truth(self.gen_expr(cond), cond.type, negate)
 
     def compare(self, op: str, lhs, rhs, t: S.Type, negate: bool = False):
@@ -1037,6 +1040,61 @@ class FunctionCodegen:
             suffix = int_type(t)
         return self.op(f"setp.{cond}.{suffix}", "p", lhs, rhs)
 
+    def inverted_setp(self, pred: VReg):
+        """`!p` where p is the setp just emitted and nothing else reads it: the setp of the
+        inverse condition (LLVM folds the `xor i1 %c, true` into the icmp/fcmp)."""
+        last = self.block.instrs[-1] if self.block.instrs else None
+        if last is None or not last.opcode.startswith("setp.") or last.operands[0] is not pred \
+                or last.guard is not None or self.uses.get(pred, 0) or pred in self.mutable or pred in self.named:
+            return None
+        _, cond, suffix = last.opcode.split(".", 2)
+        inverse = (FLOAT_INVERSE if suffix.startswith("f") else INVERSE).get(cond)
+        if inverse is None:
+            return None
+        return self.op(f"setp.{inverse}.{suffix}", "p", *last.operands[1:])
+
+    def narrow_equality(self, cond: A.Binary):
+        """`x == c` / `x != c` of a promoted 16-bit integer: (x, c, its type), compared in
+        16 bits as LLVM's instcombine leaves `icmp ne (zext i16 %x), 0`; or None."""
+        if cond.op not in ("==", "!="):
+            return None
+        inner = []
+        for side in (cond.lhs, cond.rhs):
+            if side.__class__ is A.ImplicitCast and S.is_integer(side.operand.type) and \
+                    S.sizeof(side.operand.type) == 2 and S.sizeof(side.type) == 4:
+                inner.append(side.operand)
+            else:
+                inner.append(side)
+        t16 = next((S.unqualified(e.type) for e in inner if S.is_integer(e.type) and S.sizeof(e.type) == 2), None)
+        if t16 is None or isinstance(t16, S.EnumType):
+            return None
+        parts = []
+        for e in inner:
+            if S.is_integer(e.type) and S.sizeof(e.type) == 2 and S.unqualified(e.type) == t16:
+                parts.append(e)
+                continue
+            value = S.constant_value(e)
+            low, high = (-32768, 32767) if t16.signed else (0, 65535)
+            if not isinstance(value, int) or not low <= value <= high:
+                return None
+            parts.append(value)
+        if all(isinstance(p, int) for p in parts):
+            return None
+        return parts[0], parts[1], t16
+
+    def gen_compare_operands(self, cond: A.Binary):
+        """The operands of a comparison and the type it compares in."""
+        narrow = self.narrow_equality(cond)
+        if narrow is not None:
+            lhs, rhs, t = narrow
+            lhs = imm_for(lhs, t) if isinstance(lhs, int) else self.gen_expr(lhs)
+            rhs = imm_for(rhs, t) if isinstance(rhs, int) else self.gen_expr(rhs)
+            return lhs, rhs, t
+        lhs, rhs = self.gen_expr(cond.lhs), self.gen_expr(cond.rhs)
+        if S.is_pointer(cond.lhs.type) and S.is_pointer(cond.rhs.type):
+            lhs, rhs = self.comparable_pointers(lhs, rhs)
+        return lhs, rhs, S.unqualified(cond.lhs.type)
+
     def bool_compare(self, cond: str, lhs, rhs):
         lhs, rhs = self.as_pred(lhs), self.as_pred(rhs)
         if cond == "ne":
@@ -1051,6 +1109,10 @@ class FunctionCodegen:
         if value.__class__ is _Imm:
             return ir.Imm(int(bool(value.value) != negate))
         if value.cls == "p":
+            if negate:
+                inverted = self.inverted_setp(value)
+                if inverted is not None:
+                    return inverted
             return self.op("not.pred", "p", value) if negate else value
         cond = "eq" if negate else "ne"
         if t.__class__ is S.FloatType:
@@ -1152,6 +1214,8 @@ class FunctionCodegen:
         lt, rt = expr.lhs.type, expr.rhs.type
         if op in ("+", "-") and (lt.__class__ is _PointerType or rt.__class__ is _PointerType):
             return self.gen_pointer_arith(expr)
+        if op in ("==", "!=") and self.narrow_equality(expr) is not None:
+            return self.compare(op, *self.gen_compare_operands(expr))
         lhs = _GEN_EXPR[expr.lhs.__class__](self, expr.lhs)
         rhs = _GEN_EXPR[expr.rhs.__class__](self, expr.rhs)
         if op in INT_CMP:
@@ -1850,10 +1914,8 @@ class FunctionCodegen:
         while cond.__class__ is A.ImplicitCast and cond.type == S.BOOL and S.is_scalar(cond.operand.type):
             cond = cond.operand
         if cond.__class__ is A.Binary and cond.op in INT_CMP:
-            lhs, rhs = self.gen_expr(cond.lhs), self.gen_expr(cond.rhs)
-            if S.is_pointer(cond.lhs.type) and S.is_pointer(cond.rhs.type):
-                lhs, rhs = self.comparable_pointers(lhs, rhs)
-            return self.compare(cond.op, lhs, rhs, S.unqualified(cond.lhs.type))
+            lhs, rhs, t = self.gen_compare_operands(cond)
+            return self.compare(cond.op, lhs, rhs, t)
         return self.truth(self.gen_expr(cond), cond.type)
 
     def gen_comma(self, expr: A.Comma):

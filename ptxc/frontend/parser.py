@@ -153,6 +153,10 @@ class BuildAst(Transformer):
         tok, name, type_name = children
         return A.UsingAlias(tok[2:], name[1], type_name)
 
+    def namespace_alias(self, children):
+        tok, name = children[0], children[1]
+        return A.NamespaceAlias(tok[2:], name[1], next(c for c in children[2:] if isinstance(c, str)))
+
     def using_directive(self, children):
         return A.UsingDirective(children[0][2:], children[1])
 
@@ -537,6 +541,10 @@ class BuildAst(Transformer):
         rest = next((c for c in children if isinstance(c, list)), [])
         return [operands] + rest
 
+    def asm_operands_after_empty(self, children):
+        """`:: b` (the C++ scope token): an empty section, then `: b`."""
+        return [[]] + self.asm_operands(children)
+
     def asm_operand(self, children):
         constraint, expr = children
         return (_unescape(constraint[1][1:-1]), expr)
@@ -630,6 +638,10 @@ class BuildAst(Transformer):
         specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TemplateTypeRef(loc, tok[1], targs)])
         type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
         return A.Construct(loc, type_name, args or [])
+
+    def template_static(self, children):
+        tok, targs, name = children[0], children[1], children[-1]
+        return A.TemplateStatic(tok[2:], A.TemplateTypeRef(tok[2:], tok[1], targs), name[1])
 
     def qualified_construct(self, children):
         ref, _, args, _ = children
@@ -850,7 +862,10 @@ class Lexer:
         names = self.template_names
         if names:
             for k in compress(range(count), map(names.__contains__, values)):
-                if kinds[k] == "IDENTIFIER":
+                # (a member's name after `.`/`->` is the class's, not the template's:
+                # `g.sync()` beside a function template `sync`)
+                if kinds[k] == "IDENTIFIER" and not (k > 0 and values[k - 1] in (".", "->") and
+                                                     (k + 1 >= count or values[k + 1] != "<")):
                     kinds[k] = names[values[k]]
 
     @staticmethod
@@ -863,6 +878,12 @@ class Lexer:
         for k in _positions(values, "namespace"):
             if k > 0 and values[k - 1] == "using" and k + 1 < len(kinds) and kinds[k + 1] == "IDENTIFIER":
                 kinds[k + 1] = "NAMESPACE_NAME"
+            if k + 2 < len(kinds) and values[k + 2] == "=":    # `namespace cg = a::b;`: the target
+                j = k + 3
+                while j < len(kinds) and values[j] != ";":
+                    if kinds[j] == "IDENTIFIER":
+                        kinds[j] = "NAMESPACE_NAME"
+                    j += 1
 
     def split_closing_angles(self, tokens: list) -> list:
         """`A<B<int>>`: the `>>` that closes two template argument lists is two `>`."""

@@ -28,6 +28,12 @@ class Type:
     def __str__(self) -> str:
         return type_name(self)
 
+    def __deepcopy__(self, memo):
+        # A type is a value (a struct's is its declaration's identity): copies of the AST
+        # (template instances) share it.  Copying one would also rebuild dicts keyed by
+        # types before the copied keys have the fields their hash reads.
+        return self
+
 
 @dataclass(frozen=True)
 class VoidType(Type):
@@ -579,6 +585,7 @@ def _builtin_functions() -> dict[str, object]:
         add(sym)
     # device: synchronization, fences, warps
     add(_fn("__syncthreads", VOID, [], DEV))
+    add(_fn("__barrier_sync", VOID, [UINT], DEV))     # barrier.sync (cooperative groups' block sync)
     for name in ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or"):
         add(_fn(name, INT, [INT], DEV))
     for name in ("__threadfence", "__threadfence_block", "__threadfence_system"):
@@ -1397,6 +1404,12 @@ class Analyzer:
         for name, sym in ns.scope.names.items():
             self.scope.names.setdefault(name, sym)
 
+    def check_namespace_alias(self, stmt: A.NamespaceAlias) -> None:
+        ns = self.scope.lookup(stmt.target)
+        if not isinstance(ns, NamespaceSymbol):
+            self.fail(f"'{stmt.target}' is not a namespace", stmt.loc)
+        self.scope.names[stmt.name] = ns
+
     def check_namespace(self, item: A.NamespaceDef) -> None:
         name = item.name or "(anonymous namespace)"
         existing = self.namespace_scope.names.get(name)
@@ -1614,6 +1627,15 @@ class Analyzer:
             explicit = T.deduce(self, template, explicit, arg_types, loc)
         explicit = T.complete_arguments(self, template, explicit, loc)
         return T.instantiate_function(self, template, explicit, loc)
+
+    def check_template_static(self, expr: A.TemplateStatic) -> A.Expr:
+        """`Traits<T>::value`: the instance's static constant, as its value."""
+        t = self.template_type(expr.template)
+        info = getattr(t, "info", None)
+        sym = info.scope.names.get(expr.name) if info is not None and info.scope is not None else None
+        if not isinstance(sym, VarSymbol) or sym.const_value is None:
+            self.fail(f"no static constant member named '{expr.name}' in '{type_name(t)}'", expr.loc)
+        return A.IntLit(expr.loc, sym.const_value, str(sym.const_value), unqualified(sym.type))
 
     def template_type(self, spec: A.TemplateTypeRef) -> Type:
         from . import templates as T
@@ -2356,6 +2378,7 @@ class Analyzer:
 _EXTERNAL_CHECKS = {
     A.TemplateDecl: Analyzer.check_template_decl, A.ExplicitInstantiation: Analyzer.check_explicit_instantiation,
     A.NamespaceDef: Analyzer.check_namespace, A.UsingDirective: Analyzer.check_using_directive,
+    A.NamespaceAlias: Analyzer.check_namespace_alias,
     A.UsingAlias: Analyzer.check_using_alias, A.StaticAssert: Analyzer.check_static_assert,
 }
 
@@ -2371,6 +2394,7 @@ _EXPR_CHECKS = {
     A.SizeofType: Analyzer.check_sizeof_type, A.Construct: Analyzer.check_construct,
     A.ImplicitCast: lambda self, expr: expr, A.CxxCast: Analyzer.check_cxx_cast,
     A.TemplateId: Analyzer.check_template_id,
+    A.TemplateStatic: Analyzer.check_template_static,
     A.Lambda: lambda self, expr: __import__("ptxc.frontend.classes", fromlist=["x"]).lambda_closure(self, expr),
 }
 _STMT_CHECKS = {

@@ -31,7 +31,7 @@ struct __align__(4) __nv_bfloat162 {
 };
 typedef __nv_bfloat162 nv_bfloat162;
 
-__device__ __forceinline__ __nv_bfloat16 __ptxc_bf16(unsigned short bits) { __nv_bfloat16_raw r; r.x = bits; return __nv_bfloat16(r); }
+__device__ __forceinline__ __nv_bfloat16 __ptxc_bf16(unsigned short bits) { const __nv_bfloat16_raw r = {bits}; return __nv_bfloat16(r); }
 __device__ __forceinline__ unsigned short __bfloat16_as_ushort(const __nv_bfloat16 h) { return h.__x; }
 __device__ __forceinline__ __nv_bfloat16 __ushort_as_bfloat16(const unsigned short i) { return __ptxc_bf16(i); }
 

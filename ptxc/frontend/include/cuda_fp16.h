@@ -32,7 +32,7 @@ struct __align__(4) __half2 {
 typedef __half2 half2;
 
 // ---- bits --------------------------------------------------------------------------
-__device__ __forceinline__ __half __ptxc_half(unsigned short bits) { __half_raw r; r.x = bits; return __half(r); }
+__device__ __forceinline__ __half __ptxc_half(unsigned short bits) { const __half_raw r = {bits}; return __half(r); }
 __device__ __forceinline__ unsigned short __half_as_ushort(const __half h) { return h.__x; }
 __device__ __forceinline__ short __half_as_short(const __half h) { return (short)h.__x; }
 __device__ __forceinline__ __half __ushort_as_half(const unsigned short i) { return __ptxc_half(i); }
@@ -112,14 +112,11 @@ __device__ __forceinline__ __half __hdiv(const __half a, const __half b) {
     const float fa = __half2float(a);
     const float fb = __half2float(b);
     const float rcp = __ptxc_rcp_approx(fb);
-    float f = fa * rcp;
+    const float f = fa * rcp;
     __half q = __float2half(f);
     const __half mag = __habs(q);
-    if (__hlt(mag, __ptxc_half(0x008F)) && __hlt(__float2half(0.0f), mag)) {
-        const float err = __fmaf_rn(-fb, f, fa);
-        f = __fmaf_rn(rcp, err, f);
-        q = __float2half(f);
-    }
+    if (__hlt(mag, __ptxc_half(0x008F)) && __hlt(__float2half(0.0f), mag))
+        q = __float2half(__fmaf_rn(rcp, __fmaf_rn(-fb, f, fa), f));
     return q;
 }
 __device__ __forceinline__ __half2 __h2div(const __half2 a, const __half2 b) {

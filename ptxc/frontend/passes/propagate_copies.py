@@ -16,7 +16,7 @@ from itertools import count as _counter
 from operator import attrgetter
 
 from ...ptx import ir
-from ..vir import READS_FIRST, OpcodeTable, VReg, instr_defs
+from ..vir import READS_FIRST, OpcodeTable, VReg, instr_defs, instr_uses
 
 _COPY = OpcodeTable(lambda opcode: opcode.startswith("mov."))
 _opcode_of = attrgetter("opcode")
@@ -86,6 +86,7 @@ def propagate_copies(cg, func: ir.Function) -> None:
                 and (defs.get(src, 0) <= 1 or (def_block[src] == b and last_def[src] < pos)):
             rename[dst] = src
     if not rename:
+        coalesce_local_copies(cg)
         return
 
     def resolve(reg):
@@ -130,3 +131,90 @@ def propagate_copies(cg, func: ir.Function) -> None:
             if count:
                 final = resolve(reg)
                 uses[final] = uses.get(final, 0) + count
+    coalesce_local_copies(cg)
+
+
+def coalesce_local_copies(cg) -> None:
+    """The copies that stay because a register is written in several blocks (a variable,
+    a `q` set before an `if` and inside it), where the copy and what it meets are in one
+    block: `mov %a, %b` whose every read is later in that block, with no write of %b in
+    between, reads %b instead; `mov %a, %b` where %b is computed earlier in the block and
+    read only by the copy computes %a in place (no write or read of %a in between).
+    What mem2reg's SSA values would have been, without the copies."""
+    copies = []
+    for b, block in enumerate(cg.blocks):
+        for pos, instr in enumerate(block.instrs):
+            if _COPY[instr.opcode] and instr.guard is None:
+                ops = instr.operands
+                if len(ops) == 2 and ops[0].__class__ is VReg and ops[1].__class__ is VReg \
+                        and ops[0].cls == ops[1].cls and ops[0] is not ops[1]:
+                    copies.append((b, pos, instr))
+    if not copies:
+        return
+    involved = {reg for _, _, instr in copies for reg in instr.operands}
+    writes: dict = {}       # register -> [(block, position)]
+    reads: dict = {}
+    for b, block in enumerate(cg.blocks):
+        for pos, instr in enumerate(block.instrs):
+            for reg in instr_defs(instr):
+                if reg in involved:
+                    writes.setdefault(reg, []).append((b, pos))
+            for reg in instr_uses(instr):
+                if reg in involved:
+                    reads.setdefault(reg, []).append((b, pos))
+    gone, touched = set(), set()
+    param_loads = cg.param_loads
+    for b, pos, instr in copies:
+        dst, src = instr.operands
+        if dst in touched or src in touched or dst in param_loads:
+            continue
+        dst_reads = reads.get(dst, [])
+        src_writes = writes.get(src, [])
+        if writes.get(dst) == [(b, pos)] and dst_reads and all(rb == b and rp > pos for rb, rp in dst_reads):
+            last = max(rp for _, rp in dst_reads)
+            if not any(wb == b and pos < wp < last for wb, wp in src_writes):
+                block = cg.blocks[b]
+                for _, rp in dst_reads:
+                    _replace_reads(block.instrs[rp], dst, src)
+                gone.add(id(instr))
+                touched.update((dst, src))
+                if cg.uses is not None:
+                    cg.uses[src] = cg.uses.get(src, 0) + cg.uses.pop(dst, 0) - 1
+                continue
+        if len(src_writes) == 1 and src_writes[0][0] == b and src_writes[0][1] < pos and \
+                reads.get(src) == [(b, pos)] and src not in param_loads:
+            start = src_writes[0][1]
+            block = cg.blocks[b]
+            definition = block.instrs[start]
+            if instr_defs(definition) != [src] or definition.guard is not None:
+                continue
+            if any(start < p < pos for wb, p in writes.get(dst, []) if wb == b) or \
+                    any(start <= p < pos for rb, p in reads.get(dst, []) if rb == b):
+                continue
+            ops = definition.operands
+            k = next(i for i, op in enumerate(ops) if op is src)
+            ops[k] = dst
+            gone.add(id(instr))
+            touched.update((dst, src))
+            if cg.uses is not None:
+                cg.uses.pop(src, None)
+    if gone:
+        for block in cg.blocks:
+            if any(id(i) in gone for i in block.instrs):
+                block.instrs = [i for i in block.instrs if id(i) not in gone]
+
+
+def _replace_reads(instr, old, new) -> None:
+    ops = instr.operands
+    first_read = instr.opcode != "inline.asm" and (ops and (ops[0].__class__ is not VReg or READS_FIRST[instr.opcode]))
+    start = instr.asm[1] if instr.opcode == "inline.asm" else (0 if first_read else 1)
+    for k in range(start, len(ops)):
+        op = ops[k]
+        if op is old:
+            ops[k] = new
+        elif op.__class__ is ir.Address and op.base is old:
+            ops[k] = ir.Address(new, op.offset)
+        elif op.__class__ is ir.Vector and any(e is old for e in op.elems):
+            ops[k] = ir.Vector(tuple(new if e is old else e for e in op.elems))
+    if instr.guard is old:
+        instr.guard = new
