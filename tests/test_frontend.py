@@ -26,7 +26,7 @@ from ptxc.ptx.printer import print_module
 
 from conftest import ROOT, TESTSUITE
 from ptxc.emu.launch_spec import parse_file
-from ptxc.emu.names import matching_symbols, resolve_enum_names
+from ptxc.emu.names import matching_symbols, resolve_instance_name
 
 # The testsuite kernels this frontend compiles today (the isa_*.cu files exercise the
 # full language: inline asm, warp shuffles, half, local memory; a later issue).
@@ -298,7 +298,7 @@ def test_testsuite_kernels_say_how_to_launch_them(name):
     program, analyzer = parse_cuda(text, str(path))
     kernels = {f.mangled: f for f in analyzer.functions if f.is_kernel and f.definition is not None}
     for launch in launches:
-        found = matching_symbols(list(kernels), resolve_enum_names(launch.kernel, text))
+        found = matching_symbols(list(kernels), resolve_instance_name(launch.kernel, text))
         assert len(found) == 1, f"{name}: no kernel '{launch.kernel}' (or more than one: {found})"
         assert len(launch.items) == len(kernels[found[0]].type.params), f"{name}: {launch.kernel}'s parameters"
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from ptxc import oracle
-from ptxc.emu.names import matching_symbols, resolve_enum_names
+from ptxc.emu.names import matching_symbols, resolve_instance_name
 
 SOURCE = """
 namespace ns { enum class Mode { Low, High = 4 }; }
@@ -33,11 +33,11 @@ def symbols(tmp_path_factory):
 @pytest.mark.oracle
 @pytest.mark.parametrize("spec, args", [
     ("k<128, float>", "ILi128EfE"), ("k<128,float>", "ILi128EfE"), ("k< 128 , double >", "ILi128EdE"),
-    ("k<-3, unsigned int>", "ILin3EjE"), ("k<-3,unsigned>", "ILin3EjE"), ("k<-3>", "ILin3EjE"),
+    ("k<-3, unsigned int>", "ILin3EjE"), ("k<-3,unsigned>", "ILin3EjE"),
     ("h<ns::Mode::High>", "ILN2ns4ModeE4EE"), ("h<ns::Mode::Low>", "ILN2ns4ModeE0EE"), ("h<(ns::Mode)4>", None),
 ])
 def test_spec_names_one_instance(symbols, spec, args):
-    found = matching_symbols(symbols, resolve_enum_names(spec, SOURCE))
+    found = matching_symbols(symbols, resolve_instance_name(spec, SOURCE))
     if args is None:        # c++filt's `(ns::Mode)4` spelling: the enum's last component
         found = matching_symbols(symbols, "h<(Mode)4>")
         assert len(found) == 1 and "E4EE" in found[0]
@@ -47,8 +47,11 @@ def test_spec_names_one_instance(symbols, spec, args):
 
 
 @pytest.mark.oracle
-def test_left_out_default_with_two_instances_is_ambiguous(symbols):
+def test_left_out_default_is_the_templates_default(symbols):
     """`k<128>` where k<128, float> (the default) and k<128, double> both exist: the
-    symbols alone cannot tell (the defaults are in the source; not read yet), so both
-    match and the launch reports the ambiguity rather than guessing."""
+    symbols alone cannot tell, so both match; the default from the source decides."""
     assert len(matching_symbols(symbols, "k<128>")) == 2
+    found = matching_symbols(symbols, resolve_instance_name("k<128>", SOURCE))
+    assert found == ["_Z1kILi128EfEvPT0_"]
+    # `k<-3>` is k<-3, float>, which the file does not instantiate (only k<-3, unsigned>)
+    assert matching_symbols(symbols, resolve_instance_name("k<-3>", SOURCE)) == []

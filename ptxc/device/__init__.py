@@ -86,8 +86,8 @@ class GPURun:
     kernels: list = field(default_factory=list)      # per launch: the kernel's name on the LAUNCH line
 
 
-def resolve_enum_names(name: str, source: str) -> str:
-    from ..emu.names import resolve_enum_names as resolve
+def resolve_instance_name(name: str, source: str) -> str:
+    from ..emu.names import resolve_instance_name as resolve
     return resolve(name, source)
 
 
@@ -120,7 +120,7 @@ def run_launches(gpu: GPU, image: Image, launches: list, source: str, filename: 
     try:
         for launch in launches:
             try:
-                kernel = find_kernel(image, resolve_enum_names(launch.kernel, source))
+                kernel = find_kernel(image, resolve_instance_name(launch.kernel, source))
             except DeviceError as err:
                 raise spec_error(str(err), filename, launch, source=source) from None
             params = image.params[kernel]

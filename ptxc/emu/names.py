@@ -174,10 +174,44 @@ def instance_matches(spec_args: list, symbol_args: list) -> bool:
 _ENUM = re.compile(r"\benum\s+(?:class\s+|struct\s+)?(\w+)\s*(?::[^{]*)?\{([^}]*)\}")
 
 
-def resolve_enum_names(name: str, source: str) -> str:
-    """`hist<Mode::Low>` -> `hist<(Mode)0>`: a LAUNCH line may name an enum template
-    argument by its (qualified) enumerator; the values come from the source's enums."""
-    if "::" not in name or "<" not in name:
+_TEMPLATE_HEAD = re.compile(r"\btemplate\s*<")
+
+
+def _template_defaults(source: str, kernel: str) -> list | None:
+    """The default arguments (source text, None where there is none) of the template
+    that declares function `kernel`, from the text: `template <int B, typename T = float>
+    __global__ void kernel(` gives [None, 'float']."""
+    for m in _TEMPLATE_HEAD.finditer(source):
+        depth, k = 1, m.end()
+        while k < len(source) and depth:
+            depth += {"<": 1, ">": -1}.get(source[k], 0)
+            k += 1
+        head = source[m.end():k - 1]
+        rest = source[k:k + 400]
+        declared = re.match(r"[^;{(]*?\b" + re.escape(kernel) + r"\s*\(", rest)
+        if declared is None or not head.strip():
+            continue
+        out = []
+        for param in _split_args(head):
+            _, eq, default = param.partition("=")
+            out.append(default.strip() if eq else None)
+        return out
+    return None
+
+
+def resolve_instance_name(name: str, source: str) -> str:
+    """A LAUNCH line's kernel as the symbols spell it: trailing default arguments the
+    line leaves out filled in from the template's declaration (`softmax_warp<128>` ->
+    `softmax_warp<128, float>`), and enum arguments by their values (`hist<Mode::Low>`
+    -> `hist<(Mode)0>`), which come from the source's enums."""
+    if "<" not in name:
+        return name
+    base, args = parse_instance_name(name)
+    defaults = _template_defaults(source, name.partition("<")[0].strip().split("::")[-1])
+    if defaults is not None and args is not None and len(args) < len(defaults) and \
+            all(d is not None for d in defaults[len(args):]):
+        name = name.strip()[:-1].rstrip() + ("," if args else "") + ",".join(defaults[len(args):]) + ">"
+    if "::" not in name:
         return name
     values = {}
     for m in _ENUM.finditer(source):

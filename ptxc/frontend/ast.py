@@ -43,9 +43,10 @@ class TypeNameRef(Node):
 @dataclass(slots=True, eq=False)
 class TemplateTypeRef(Node):
     """`Name<args>` as a type specifier (a class template's specialization); `args`
-    None: the template's own name inside its body."""
+    None: the template's own name inside its body; `member`: `Name<args>::member`."""
     name: str
     args: Optional[list]    # TypeName or Expr
+    member: Optional[str] = None
 
 
 @dataclass(slots=True, eq=False)
@@ -73,6 +74,7 @@ class Declarator(Node):
     derivations: list
     construct_args: Optional[list] = None  # C++ `dim3 grid(8, 8)`
     template_args: Optional[list] = None   # `f<int>` in an explicit instantiation or specialization
+    conversion_type: Any = None            # `operator float()`: the TypeName it converts to
 
 
 @dataclass(slots=True, eq=False)
@@ -221,6 +223,12 @@ class UsingAlias(Node):
 
 
 @dataclass(slots=True, eq=False)
+class UsingDeclaration(Node):
+    """`using ns::name;`"""
+    name: str               # qualified
+
+
+@dataclass(slots=True, eq=False)
 class StaticAssert(Node):
     cond: Any
     message: Optional[str]
@@ -231,6 +239,7 @@ class TranslationUnit(Node):
     items: list             # FunctionDef | Declaration
     filename: str = ""
     pragmas: list = field(default_factory=list)  # (line, text) of each #pragma
+    functions: list = field(default_factory=list)  # sema: every FunctionSymbol (instances, members too)
 
 
 # ---- statements --------------------------------------------------------------------------
@@ -259,6 +268,17 @@ class ForStmt(Node):
     cond: Optional["Expr"]
     step: Optional["Expr"]
     body: Node
+
+
+@dataclass(slots=True, eq=False)
+class RangeForStmt(Node):
+    """`for (float v : arr) body`; sema lowers it to `lowered`, an index loop (and
+    clears the other fields, so that each node is seen once)."""
+    specs: Any
+    declarator: Any
+    range: Any
+    body: Any
+    lowered: Any = None
 
 
 @dataclass(slots=True, eq=False)
@@ -332,18 +352,19 @@ class Ident(Expr):
 
 
 @dataclass(slots=True, eq=False)
-class TemplateStatic(Expr):
-    """`Traits<T>::value`: a static constant member of a class template's instance."""
-    template: Any           # TemplateTypeRef
-    name: str
-    type: Any = None
-
-
-@dataclass(slots=True, eq=False)
 class TemplateId(Expr):
     """`f<int, 4>` (args None: a function template's bare name, deduced at the call)."""
     name: str
     args: Optional[list]
+    type: Any = None
+    symbol: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class ClassMemberRef(Expr):
+    """`Traits<T>::value`, `Limits<float>::lowest`: a static member of a class template's instance."""
+    owner: TemplateTypeRef
+    name: str
     type: Any = None
     symbol: Any = None
 

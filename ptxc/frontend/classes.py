@@ -28,6 +28,7 @@ class ClassInfo:
     ctors: list = field(default_factory=list)       # FunctionSymbol
     scope: object = None                            # fields, methods, statics by bare name
     own: set = field(default_factory=set)           # names of the member functions the class itself defines
+    templates: dict = field(default_factory=dict)   # name -> templates.FunctionTemplate (member templates)
 
 
 @dataclass(eq=False)
@@ -65,7 +66,7 @@ def build_class(an, spec: A.StructSpec, name: str) -> S.StructType:
         if bt.info is not None:
             for mname, syms in bt.info.methods.items():
                 inherited.methods.setdefault(mname, []).extend(syms)
-    statics, methods, ctors, others = [], [], [], []
+    statics, methods, ctors, others, member_templates = [], [], [], [], []
     for member in spec.members:
         if isinstance(member, A.StructMember):
             if "static" in member.specs.storage:
@@ -83,6 +84,8 @@ def build_class(an, spec: A.StructSpec, name: str) -> S.StructType:
             methods.append(member)
         elif isinstance(member, A.ConstructorDef):
             ctors.append(member)
+        elif isinstance(member, A.TemplateDecl) and isinstance(member.declaration, A.FunctionDef):
+            member_templates.append(member)
         else:
             others.append(member)
     struct = S.make_struct(name, fields, "union" if spec.kind == "union" else "struct")
@@ -103,6 +106,11 @@ def build_class(an, spec: A.StructSpec, name: str) -> S.StructType:
         scope.names[fname] = FieldRef(fname, bool(spec.captures and spec.captures.get(fname)))
     for member in methods:
         scope.names[member.declarator.name] = MethodRef(member.declarator.name)
+    from .templates import FunctionTemplate
+    for member in member_templates:
+        d = member.declaration.declarator
+        info.templates[d.name] = FunctionTemplate(d.name, member.params, member.declaration, d.loc, (), scope)
+        scope.names[d.name] = MethodRef(d.name)
     saved = an.scope
     an.scope = scope
     try:
@@ -142,7 +150,7 @@ def declare_static(an, member: A.StructMember, struct: S.StructType, scope: S.Sc
         scope.names[declarator.name] = sym
 
 
-def make_method(an, struct: S.StructType, fdef: A.FunctionDef):
+def make_method(an, struct: S.StructType, fdef: A.FunctionDef, register: bool = True):
     """A member function as a function of the object (`this` or `__self`) and its parameters."""
     fdef = copy.deepcopy(fdef)
     d = fdef.declarator
@@ -164,6 +172,12 @@ def make_method(an, struct: S.StructType, fdef: A.FunctionDef):
             mode = "pointer"
     if "virtual" in fdef.specs.storage:
         an.fail("unsupported feature: virtual functions", d.loc)
+    conversion = None
+    if d.conversion_type is not None:       # `operator float() const`: returns that type
+        conversion = an.resolve_type_name(d.conversion_type)
+        alias = f"__conversion_type{len(an.scope.names)}"
+        an.scope.names[alias] = S.TypedefSymbol(alias, conversion, d.loc)
+        fdef.specs.type_specs = [A.TypeNameRef(d.loc, alias)]
     base = an.base_type(fdef.specs)
     t = an.derive(base, d)
     spaces = frozenset(s.strip("_") for s in fdef.specs.exec_spaces) or frozenset({"host"})
@@ -173,14 +187,15 @@ def make_method(an, struct: S.StructType, fdef: A.FunctionDef):
     sym.defaults = [p.default for p in deriv.params]
     declared = t.params[1:] if mode else t.params
     from .mangle import mangle_member
-    sym.mangled = mangle_member(struct, d.name, list(declared), const=mode == "value")
+    sym.mangled = mangle_member(struct, d.name, list(declared), const=mode == "value", conversion=conversion)
     sym.declared_type = t
     S.effective_function_type(sym)
     sym.definition = fdef
-    if d.name not in struct.info.own:      # a class's own member hides the inherited ones of its name
-        struct.info.methods[d.name] = []
-        struct.info.own.add(d.name)
-    struct.info.methods[d.name].append(sym)
+    if register:
+        if d.name not in struct.info.own:      # a class's own member hides the inherited ones of its name
+            struct.info.methods[d.name] = []
+            struct.info.own.add(d.name)
+        struct.info.methods[d.name].append(sym)
     an.functions.append(sym)
     return sym
 
@@ -262,6 +277,29 @@ def aggregate_construct(an, expr: A.Construct, t: S.StructType, args: list) -> A
 
 # ---- uses ---------------------------------------------------------------------------------
 
+def member_template_instance(an, struct: S.StructType, template, call: A.Call, args: list):
+    """`obj.apply(lane, f)` of `template <typename F> void apply(int, F)`: the instance
+    for the deduced arguments, a member function like the others (cached per arguments)."""
+    from . import templates as T
+    arg_types = [S.unqualified(S.decay(a.type)) for a in args]
+    explicit = T.deduce(an, template, [], arg_types, call.loc)
+    explicit = T.complete_arguments(an, template, explicit, call.loc)
+    key = T.argument_key(explicit)
+    found = template.instances.get(key)
+    if found is not None:
+        return found
+    scope = T.bind_scope(template, explicit, an)
+    saved = an.scope
+    an.scope = scope
+    try:
+        sym = make_method(an, struct, template.definition, register=False)
+    finally:
+        an.scope = saved
+    template.instances[key] = sym
+    an.define_instance(sym, sym.definition, scope)
+    return sym
+
+
 def object_of(an, base: A.Expr, arrow: bool) -> tuple:
     """(the object expression, its struct type) of `base.m` / `base->m`."""
     if arrow:
@@ -281,13 +319,15 @@ def self_argument(an, sym, obj: A.Expr, loc) -> A.Expr:
         return obj.operand
     if not an.is_lvalue(obj):
         an.fail(f"unsupported feature: calling the non-const member function '{sym.name}' on a temporary", loc)
-    return A.Unary(obj.loc, "&", obj, S.PointerType(obj.type))
+    return an.check_expr(A.Unary(obj.loc, "&", obj))    # (its variable's address is taken)
 
 
 def method_call(an, call: A.Call, obj: A.Expr, struct: S.StructType, name: str, args: list) -> A.Expr:
     """`obj.name(args)`: the member function chosen by overload resolution on (obj, args)."""
     info = struct.info
     candidates = info.methods.get(name, []) if info is not None else []
+    if info is not None and name in info.templates and not candidates:
+        candidates = [member_template_instance(an, struct, info.templates[name], call, args)]
     if not candidates:
         an.fail(f"no member function named '{name}' in '{S.type_name(struct)}'", call.loc)
     full = {}
@@ -316,37 +356,13 @@ def construct(an, expr: A.Construct, t: S.StructType, args: list) -> A.Expr:
     if len(args) == 1 and S.unqualified(args[0].type) == S.unqualified(t) and \
             not any(len(c.type.params) == 1 and S.unqualified(c.type.params[0]) == S.unqualified(t) for c in viable):
         return args[0]
-    if not ctors and not args:      # `plus<float>()`: value-initialization, every field zero
-        return aggregate_construct(an, expr, t, [])
+    if not ctors:           # a class without constructors: `Max()`, `Acc{1.0f}` set its fields in order
+        return aggregate_construct(an, expr, t, args)
     if not viable:
         an.fail(f"no matching constructor for '{S.type_name(t)}' with {len(args)} argument(s)", expr.loc)
     sym = viable[0] if len(viable) == 1 else an.pick_overload(S.Overloads(t.name, viable), args, expr.loc)
     call = A.Call(expr.loc, A.Ident(expr.loc, sym.name), args)
     return an.finish_call(call, sym, args)
-
-
-def conversion_function(t: S.StructType, target: S.Type) -> str | None:
-    """The name of t's `operator T` that gives `target`: one of exactly that type, else
-    one of an arithmetic type when the target is arithmetic too (then converted)."""
-    names = [n for n in t.info.methods if n.startswith("operator ")]
-    for name in names:
-        if any(S.unqualified(m.type.ret) == target for m in t.info.methods[name]):
-            return name
-    if S.is_arithmetic(target):
-        for name in names:
-            if any(S.is_arithmetic(m.type.ret) for m in t.info.methods[name]):
-                return name
-    return None
-
-
-def user_conversion_exists(arg: S.Type, param: S.Type) -> bool:
-    """Does a user-defined conversion take `arg` to `param` (overload ranking)?"""
-    if isinstance(arg, S.StructType) and arg.info is not None and not isinstance(param, S.StructType):
-        return conversion_function(arg, S.unqualified(param)) is not None
-    if isinstance(param, S.StructType) and param.info is not None and not isinstance(arg, S.StructType):
-        return any(len(c.type.params) == 1 and S.is_arithmetic(c.type.params[0]) and S.is_arithmetic(arg)
-                   for c in param.info.ctors)
-    return False
 
 
 def default_constructor(t: S.Type):
@@ -461,3 +477,50 @@ def lambda_closure(an, expr: A.Lambda) -> A.Expr:
     finally:
         an.scope = saved
     return construct(an, A.Construct(loc, None, args), closure, [an.operand(a) for a in args])
+
+
+# ---- user-defined conversions ---------------------------------------------------------------
+
+def conversion_operators(t) -> list:
+    t = S.unqualified(t)
+    if isinstance(t, S.StructType) and t.info is not None:
+        return [m for m in t.info.methods.get("operator conversion", []) if m.self_mode is not None]
+    return []
+
+
+def converting_constructors(t, vt) -> list:
+    """The constructors of class t that take one value of type vt (the others defaulted)."""
+    t = S.unqualified(t)
+    if not (isinstance(t, S.StructType) and t.info is not None):
+        return []
+    out = []
+    for c in t.info.ctors:
+        params = c.type.params
+        if not params or any(d is None for d in c.defaults[1:len(params)]) or getattr(c, "explicit", False):
+            continue
+        p = S.unqualified(params[0])
+        if p == S.unqualified(vt) or (S.is_arithmetic(p) and S.is_arithmetic(vt)):
+            out.append(c)
+    return out
+
+
+def user_conversion(an, value: A.Expr, t: S.Type):
+    """`float f = h;` through `operator float()`, `__half h = 1.0f;` through `__half(float)`:
+    the converted expression (of the operator's or constructor's type), or None."""
+    vt = S.unqualified(value.type)
+    target = S.unqualified(t)
+    operators = conversion_operators(vt)
+    if operators:
+        exact = [m for m in operators if S.unqualified(m.type.ret) == target]
+        usable = exact or [m for m in operators if S.is_arithmetic(m.type.ret) and S.is_arithmetic(target)]
+        if usable:
+            sym = usable[0]
+            call = A.Call(value.loc, A.Member(value.loc, value, "operator conversion"), [])
+            return an.finish_call(call, sym, [self_argument(an, sym, value, value.loc)])
+    ctors = converting_constructors(target, vt)
+    if ctors and vt != target:
+        exact = [c for c in ctors if S.unqualified(c.type.params[0]) == vt]
+        sym = (exact or ctors)[0]
+        call = A.Call(value.loc, A.Ident(value.loc, sym.name), [value])
+        return an.finish_call(call, sym, [value])
+    return None

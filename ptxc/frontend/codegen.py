@@ -2183,6 +2183,8 @@ _GEN_STMT = {
     A.ReturnStmt: FunctionCodegen.gen_return, A.BreakStmt: FunctionCodegen.gen_break, A.ContinueStmt: FunctionCodegen.gen_continue,
     A.Declaration: FunctionCodegen.gen_declaration, A.SwitchStmt: FunctionCodegen.gen_switch, A.AsmStmt: FunctionCodegen.gen_asm,
     A.StaticAssert: lambda self, stmt: None, A.UsingAlias: lambda self, stmt: None,   # (sema's alone)
+    A.RangeForStmt: lambda self, stmt: self.gen_stmt(stmt.lowered),
+    A.UsingDeclaration: lambda self, stmt: None,
 }
 _GEN_STMT = _Dispatch(_GEN_STMT, FunctionCodegen.unsupported_stmt)
 
@@ -2425,6 +2427,11 @@ def _expr_key(expr: A.Expr):
     return None
 
 
+def _only_constant_uses(fsym) -> bool:
+    """A constexpr function: what no kernel reaches is only ever evaluated by sema."""
+    return fsym.definition is not None and fsym.definition.specs.constexpr
+
+
 def _count_returns(node) -> int:
     if node.__class__ is A.ReturnStmt:
         return 1
@@ -2434,6 +2441,8 @@ def _count_returns(node) -> int:
         return _count_returns(node.then) + (_count_returns(node.else_) if node.else_ else 0)
     if isinstance(node, (A.ForStmt, A.WhileStmt, A.DoStmt)):
         return _count_returns(node.body)
+    if node.__class__ is A.RangeForStmt:
+        return _count_returns(node.lowered)
     if isinstance(node, (A.SwitchStmt, A.CaseStmt, A.DefaultStmt)):
         return _count_returns(node.body)
     return 0
@@ -2476,16 +2485,28 @@ class ModuleCodegen:
         """__device__ functions on a cycle of the call graph: they stay calls (.func)."""
         graph: dict = {}
         for fsym in self.analyzer.functions:
-            if fsym.definition is None or not fsym.on_device or fsym.is_kernel:
+            if fsym.definition is None or not fsym.on_device:
                 continue
             callees, stack = set(), [fsym.definition.body]
             while stack:
                 node = stack.pop()
+                if node.__class__ is A.StaticAssert:    # (evaluated by sema: no call at run time)
+                    continue
                 if node.__class__ is A.Call and node.callee is not None and node.callee.builtin is None \
                         and node.callee.definition is not None:
                     callees.add(node.callee)
                 PUSH_CHILDREN[node.__class__](node, stack)
             graph[fsym] = callees
+        # What kernels (and function pointers) can reach at run time: a recursive function
+        # only constant expressions call (a constexpr `log2i`) is not emitted, as NVVM drops it.
+        self.reachable = set()
+        stack = [f for f in graph if f.is_kernel or f.address_taken]
+        while stack:
+            f = stack.pop()
+            if f not in self.reachable:
+                self.reachable.add(f)
+                stack.extend(graph.get(f, ()))
+        graph = {f: callees for f, callees in graph.items() if not f.is_kernel}
         out = set()
         for start in graph:
             seen, stack = set(), list(graph[start])
@@ -2563,7 +2584,8 @@ class ModuleCodegen:
         # Functions that stay calls (recursive ones, those whose address is taken) are
         # .funcs, in source order before the kernels, as NVVM writes them.
         funcs = [f for f in self.analyzer.functions if f.definition is not None and f.on_device
-                 and not f.is_kernel and (f in self.recursive or f.address_taken)]
+                 and not f.is_kernel and (f in self.recursive or f.address_taken)
+                 and (f in self.reachable or not _only_constant_uses(f))]
         index = 0
         for fsym in funcs:
             func = self.generate_function(fsym, index)

@@ -136,14 +136,18 @@ def unqualified_name(name: str, operands: int) -> str:
     return f"{len(name)}{name}"
 
 
-def mangle_member(struct: "S.StructType", name: str | None, param_types: list, const: bool = False) -> str:
+def mangle_member(struct: "S.StructType", name: str | None, param_types: list, const: bool = False,
+                  conversion=None) -> str:
     """A member function (`_ZNK4Vec23dotERKS_`) or, `name` None, a constructor (`_ZN4Vec2C1Eff`):
     the class is a prefix, and so a substitution candidate, like the type it is."""
     mangler = Mangler()
     prefix = mangler.type(S.unqualified(struct))
     if prefix.startswith("N") and prefix.endswith("E"):     # a class inside a namespace
         prefix = prefix[1:-1]
-    member = "C1" if name is None else unqualified_name(name, len(param_types) + 1)
+    if conversion is not None:      # `operator float()`: cv <type>
+        member = "cv" + mangler.type(conversion)
+    else:
+        member = "C1" if name is None else unqualified_name(name, len(param_types) + 1)
     params = "".join(mangler.type(S.parameter_type(t)) for t in param_types) or "v"
     return f"_ZN{'K' if const else ''}{prefix}{member}E{params}"
 

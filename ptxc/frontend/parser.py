@@ -119,7 +119,7 @@ class BuildAst(Transformer):
         return A.ExplicitInstantiation(children[0][2:], children[-1])
 
     def type_template_param(self, children):
-        name, default = children
+        name, default = children[-2:]
         return A.TemplateParam(name[2:], "type", name[1], default=default)
 
     def value_template_param(self, children):
@@ -156,6 +156,10 @@ class BuildAst(Transformer):
     def namespace_alias(self, children):
         tok, name = children[0], children[1]
         return A.NamespaceAlias(tok[2:], name[1], next(c for c in children[2:] if isinstance(c, str)))
+
+    def using_declaration(self, children):
+        names = [c for c in children[1:] if isinstance(c, Token)]
+        return A.UsingDeclaration(children[0][2:], "::".join(t[1] for t in names))
 
     def using_directive(self, children):
         return A.UsingDirective(children[0][2:], children[1])
@@ -312,19 +316,6 @@ class BuildAst(Transformer):
         params, _ = params or ([], False)
         return A.ConstructorDef(tok[2:], specs, params, inits or [], body)
 
-    def conversion_def(self, children):
-        """`operator T() const { ... }`: a member function named `operator T` returning T."""
-        specs, tok, (type_specs, derivs), const, body = children
-        specs.type_specs.extend(type_specs)
-        deriv = A.FunctionDeriv(tok[2:], [], False, const is not None)
-        name = "operator " + " ".join(t if isinstance(t, str) else t.name for t in type_specs)
-        return A.FunctionDef(specs.loc, specs, A.Declarator(tok[2:], name, [deriv] + derivs), body)
-
-    def conversion_type(self, children):
-        *words, pointer = children
-        specs = [w[1][1] if isinstance(w, list) else A.TypeNameRef(w[2:], w[1]) for w in words]
-        return specs, (pointer or [])
-
     def access_label(self, children):
         return None
 
@@ -345,11 +336,17 @@ class BuildAst(Transformer):
         inner, params = children[0], children[1]
         params, variadic = params or ([], False)
         deriv = A.FunctionDeriv(inner.loc, params, variadic, True)
-        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args)
+        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args,
+                            inner.conversion_type)
 
     def operator_declarator(self, children):
         tok, symbol = children
         return A.Declarator(tok[2:], "operator" + symbol, [])
+
+    def conversion_declarator(self, children):
+        tok, specs, pointer = children
+        target = A.TypeName(specs.loc, specs, A.Declarator(specs.loc, None, pointer or []))
+        return A.Declarator(tok[2:], "operator conversion", [], None, None, target)
 
     def operator_symbol(self, children):
         return "".join(c[1] for c in children)
@@ -382,6 +379,8 @@ class BuildAst(Transformer):
         return [c for c in children if c is not None]
 
     def struct_member(self, children):
+        if len(children) == 1:      # a using alias, a static_assert
+            return children[0]
         specs, declarators = children
         declarators = declarators or []
         return A.StructMember(specs.loc, specs, [d for d, _ in declarators], [i for _, i in declarators])
@@ -425,7 +424,8 @@ class BuildAst(Transformer):
         inner, params = children
         params, variadic = params or ([], False)
         deriv = A.FunctionDeriv(inner.loc, params, variadic)
-        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args)
+        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args,
+                            inner.conversion_type)
 
     def construct_declarator(self, children):
         inner, args = children
@@ -489,6 +489,18 @@ class BuildAst(Transformer):
         tok, init, cond, step, body = children
         return A.ForStmt(tok[2:], init, cond, step, body)
 
+    def range_for_stmt(self, children):
+        tok, specs, declarator, rng, body = children
+        return A.RangeForStmt(tok[2:], specs, declarator, rng, body)
+
+    def template_member(self, children):
+        tok, args, name = children
+        return A.ClassMemberRef(tok[2:], A.TemplateTypeRef(tok[2:], tok[1], args), name[1])
+
+    def template_member_type(self, children):
+        _, tok, args, name = children
+        return A.TemplateTypeRef(tok[2:], tok[1], args, name[1])
+
     def while_stmt(self, children):
         tok, cond, body = children
         return A.WhileStmt(tok[2:], cond, body)
@@ -542,7 +554,7 @@ class BuildAst(Transformer):
         return [operands] + rest
 
     def asm_operands_after_empty(self, children):
-        """`:: b` (the C++ scope token): an empty section, then `: b`."""
+        """`::` (C++'s scope token) between two sections: an empty section, then this one."""
         return [[]] + self.asm_operands(children)
 
     def asm_operand(self, children):
@@ -638,10 +650,6 @@ class BuildAst(Transformer):
         specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TemplateTypeRef(loc, tok[1], targs)])
         type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
         return A.Construct(loc, type_name, args or [])
-
-    def template_static(self, children):
-        tok, targs, name = children[0], children[1], children[-1]
-        return A.TemplateStatic(tok[2:], A.TemplateTypeRef(tok[2:], tok[1], targs), name[1])
 
     def qualified_construct(self, children):
         ref, _, args, _ = children
@@ -1026,26 +1034,15 @@ def mark_brace_inits(kinds: list, values: list) -> None:
             continue
         kind = kinds[k - 1]
         before = values[k - 2] if k >= 2 else ""
-        if kind == "IDENTIFIER" and before not in _TAG_KEYWORDS and not _after_struct_align(values, k - 1):
+        if before == ")" and k >= 6 and values[k - 5] in ("__align__", "alignas"):    # struct __align__(16) S {
+            before = values[k - 6]
+        if kind == "IDENTIFIER" and before not in _TAG_KEYWORDS:
             kinds[k] = "BRACE_INIT"
         elif kind == "TYPE_NAME" and before in ("=", "(", "return", "?", "{", ";", "}", "[", "+", "-", "*", "/"):
             kinds[k] = "BRACE_INIT"
 
 
-def _after_struct_align(values: list, k: int) -> bool:
-    """Is the name at k the tag of `struct __align__(N) name`?"""
-    if k < 1 or values[k - 1] != ")":
-        return False
-    depth, j = 0, k - 1
-    while j >= 0:
-        depth += {")": 1, "(": -1}.get(values[j], 0)
-        if depth == 0:
-            break
-        j -= 1
-    return j >= 2 and values[j - 1] in ("__align__", "alignas") and values[j - 2] in ("struct", "class", "union")
-
-
-_TAG_ENDS = frozenset({"{", ";", "*", "&", ",", ">", ")"})
+_TAG_ENDS = frozenset({"{", ";", "*", "&", ",", ">"})
 
 
 def _declares_variable(kinds: list, values: list, k: int) -> bool:

@@ -821,10 +821,15 @@ def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
         return 2 if isinstance(param.pointee, VoidType) else None
     if isinstance(param, AnyPointerType):
         return 0 if isinstance(arg, PointerType) else None
-    if isinstance(param, StructType) and isinstance(arg, StructType):
-        return 0 if param.name == arg.name else None
-    from .classes import user_conversion_exists
-    return 3 if user_conversion_exists(arg, param) else None
+    if isinstance(param, StructType) and isinstance(arg, StructType) and param.name == arg.name:
+        return 0
+    if param.__class__ is StructType or arg.__class__ is StructType:   # a user-defined conversion
+        from . import classes
+        if classes.converting_constructors(param, arg) or any(
+                unqualified(m.type.ret) == unqualified(param) or
+                (is_arithmetic(m.type.ret) and is_arithmetic(param)) for m in classes.conversion_operators(arg)):
+            return 3
+    return None
 
 
 class SemaError(Exception):
@@ -855,6 +860,7 @@ class Analyzer:
         self.switch_depth = 0
         self.functions: list[FunctionSymbol] = []
         self.namespace_scope = self.globals   # where declarations at file level go
+        self.poisoned: set = set()            # names whose declaration failed
         self.namespace_path: tuple = ()
         if not _GLOBAL_NAMES:   # typedefs, constants, functions: never changed, shared by every analysis
             _GLOBAL_NAMES.update({name: TypedefSymbol(name, t, (0, 0)) for name, t in BUILTIN_TYPEDEFS.items()})
@@ -1094,7 +1100,8 @@ class Analyzer:
             pointee = value.type if unqualified(t.pointee) == AUTO else t.pointee
             if unqualified(t.pointee) == AUTO and t.pointee.const:
                 pointee = with_quals(pointee, const=True)
-            init.init = A.Unary(value.loc, "&", value, PointerType(pointee))
+            init.init = self.check_expr(A.Unary(value.loc, "&", value))
+            init.init.type = PointerType(pointee)
             init.reference = True
             return PointerType(pointee)
         value = self.rvalue(self.check_expr(init.init))
@@ -1196,6 +1203,8 @@ class Analyzer:
                     self.declare(psym)
             for item in fdef.body.items:
                 self.check_stmt(item)
+            if sym.type.ret == AUTO:    # `auto` without a return with a value: void
+                sym.type = FunctionType(VOID, sym.type.params, sym.type.variadic)
         finally:
             self.scope, self.function, self.loop_depth, self.switch_depth = saved
 
@@ -1218,7 +1227,11 @@ class Analyzer:
                     self.error("function declarations inside a function are not supported", d.loc)
                     continue
                 if unqualified(t) == AUTO or isinstance(t, ReferenceType):
-                    t = self.deduced_local_type(t, init, d)
+                    try:
+                        t = self.deduced_local_type(t, init, d)
+                    except SemaError:
+                        self.poisoned.add(d.name)   # (its uses are not errors of their own)
+                        raise
                 if isinstance(t, VoidType):
                     self.error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
                     continue
@@ -1388,6 +1401,26 @@ class Analyzer:
             return
         stmt.value = self.convert_assign(value, unqualified(ret), "returning")
 
+    def check_range_for(self, stmt: A.RangeForStmt) -> None:
+        """`for (T v : arr) body` over an array of known size: `for (int i = 0; i < N; ++i)
+        { T v = arr[i]; body }` (the array named once, by a reference when it is not a name)."""
+        rng = self.check_expr(stmt.range)
+        t = rng.type
+        if not isinstance(t, ArrayType) or t.size is None:
+            self.fail(f"unsupported feature: range-based for over '{t}' (only arrays of known size)", stmt.range.loc)
+        loc = stmt.loc
+        index = f"__range_index{loc[0]}_{loc[1]}"
+        int_specs = A.DeclSpecifiers(loc, [], [], [], [], [], ["int"])
+        init = A.Declaration(loc, int_specs, [A.InitDeclarator(loc, A.Declarator(loc, index, []),
+                                                               A.IntLit(loc, 0, "0"))])
+        cond = A.Binary(loc, "<", A.Ident(loc, index), A.IntLit(loc, t.size, str(t.size)))
+        step = A.PreIncDec(loc, "++", A.Ident(loc, index))
+        element = A.Declaration(loc, stmt.specs, [A.InitDeclarator(loc, stmt.declarator,
+                                                                   A.Index(loc, rng, A.Ident(loc, index)))])
+        stmt.lowered = A.ForStmt(loc, init, cond, step, A.CompoundStmt(loc, [element, stmt.body]))
+        stmt.specs = stmt.declarator = stmt.range = stmt.body = None
+        self.check_stmt(stmt.lowered)
+
     def check_static_assert(self, stmt: A.StaticAssert) -> None:
         value = self.constant_int(stmt.cond)
         if not value:
@@ -1396,6 +1429,17 @@ class Analyzer:
 
     def check_using_alias(self, stmt: A.UsingAlias) -> None:
         self.declare(TypedefSymbol(stmt.name, self.resolve_type_name(stmt.type_name), stmt.loc))
+
+    def check_using_declaration(self, stmt: A.UsingDeclaration) -> None:
+        last = stmt.name.rpartition("::")[2]
+        sym = self.scope.lookup(stmt.name)
+        tag = self.scope.lookup_tag(stmt.name)
+        if sym is None and tag is None:
+            self.fail(f"no member named '{last}' in '{stmt.name.rpartition('::')[0]}'", stmt.loc)
+        if sym is not None:
+            self.scope.names[last] = sym
+        if tag is not None:
+            self.scope.tags[last] = tag
 
     def check_using_directive(self, stmt: A.UsingDirective) -> None:
         ns = self.scope.lookup(stmt.name)
@@ -1569,6 +1613,8 @@ class Analyzer:
         return A.ImplicitCast(expr.loc, expr, t)
 
     def undeclared(self, name: str, loc) -> None:
+        if name in self.poisoned:
+            raise SemaError(name)
         if cuda_function_declared(name):
             self.fail(f"unsupported feature: the CUDA function '{name}'", loc)
         self.fail(f"use of undeclared identifier '{name}'", loc)
@@ -1628,15 +1674,6 @@ class Analyzer:
         explicit = T.complete_arguments(self, template, explicit, loc)
         return T.instantiate_function(self, template, explicit, loc)
 
-    def check_template_static(self, expr: A.TemplateStatic) -> A.Expr:
-        """`Traits<T>::value`: the instance's static constant, as its value."""
-        t = self.template_type(expr.template)
-        info = getattr(t, "info", None)
-        sym = info.scope.names.get(expr.name) if info is not None and info.scope is not None else None
-        if not isinstance(sym, VarSymbol) or sym.const_value is None:
-            self.fail(f"no static constant member named '{expr.name}' in '{type_name(t)}'", expr.loc)
-        return A.IntLit(expr.loc, sym.const_value, str(sym.const_value), unqualified(sym.type))
-
     def template_type(self, spec: A.TemplateTypeRef) -> Type:
         from . import templates as T
         template = self.scope.lookup(spec.name)
@@ -1648,7 +1685,38 @@ class Analyzer:
             self.fail(f"use of class template '{spec.name}' requires template arguments", spec.loc)
         args = T.explicit_arguments(self, template.params, spec.args, spec.loc)
         args = T.complete_arguments(self, template, args, spec.loc)
-        return T.instantiate_class(self, template, args, spec.loc)
+        struct = T.instantiate_class(self, template, args, spec.loc)
+        if spec.member is None:
+            return struct
+        found = struct.info.scope.names.get(spec.member) if struct.info is not None else None
+        if not isinstance(found, TypedefSymbol):    # `typename Traits<T>::type`
+            self.fail(f"no type named '{spec.member}' in '{struct}'", spec.loc)
+        return found.type
+
+    def class_member(self, expr: A.ClassMemberRef):
+        """The symbol `Traits<T>::name` names: a static member of the instance."""
+        struct = self.template_type(expr.owner)
+        found = struct.info.scope.names.get(expr.name) if getattr(struct, "info", None) is not None else None
+        if found.__class__.__name__ == "MethodRef":     # static member functions
+            statics = [m for m in struct.info.methods.get(expr.name, []) if m.self_mode is None]
+            found = statics[0] if len(statics) == 1 else Overloads(expr.name, statics) if statics else None
+        if found is None or found.__class__.__name__ in ("FieldRef", "MethodRef"):
+            self.fail(f"no static member named '{expr.name}' in '{struct}'", expr.loc)
+        return found
+
+    def check_class_member(self, expr: A.ClassMemberRef) -> A.Expr:
+        sym = self.class_member(expr)
+        if isinstance(sym, VarSymbol) and sym.const_value is not None:
+            return A.IntLit(expr.loc, sym.const_value, str(sym.const_value), unqualified(sym.type))
+        if isinstance(sym, EnumConstSymbol):
+            return A.IntLit(expr.loc, sym.value, str(sym.value), sym.type)
+        ident = A.Ident(expr.loc, expr.name)
+        ident.symbol = sym
+        ident.type = getattr(sym, "type", None)
+        if isinstance(sym, FunctionSymbol):
+            self.function_designator(sym, expr.loc)
+            return ident
+        self.fail(f"unsupported feature: the static member '{expr.name}' as a value", expr.loc)
 
     def function_designator(self, sym: "FunctionSymbol", loc) -> None:
         """A function named other than as a direct call's callee: in device code its
@@ -1924,33 +1992,10 @@ class Analyzer:
             expr.value = self.implicit(value, expr.compute_type)
         return expr
 
-    def user_conversion(self, value: A.Expr, t: Type) -> A.Expr:
-        """C++'s user-defined conversions: a class value to `t` through its `operator T`
-        (`float(h)`, `float f = h;`), a value to a class `t` through a constructor taking
-        one argument (`__half h = 1.0f;`); the value as it was when neither applies."""
-        from . import classes
-        vt = unqualified(value.type)
-        target = unqualified(t)
-        if vt == target:
-            return value
-        if isinstance(vt, StructType) and vt.info is not None:
-            name = classes.conversion_function(vt, target)
-            if name is not None:
-                call = A.Call(value.loc, A.Member(value.loc, value, name), [])
-                return classes.method_call(self, call, value, vt, name, [])
-        if isinstance(target, StructType) and target.info is not None and not isinstance(vt, StructType) \
-                and any(len(c.type.params) == 1 for c in target.info.ctors):
-            return classes.construct(self, A.Construct(value.loc, None, [value]), target, [value])
-        return value
-
     def convert_assign(self, value: A.Expr, t: Type, context: str) -> A.Expr:
         """The implicit conversion of assignment, initialization, argument passing, return."""
         value = self.rvalue(value)
         vt = value.type
-        if (isinstance(vt, StructType) and vt.info is not None and not isinstance(t, StructType)) or \
-                (isinstance(t, StructType) and t.info is not None and not isinstance(vt, StructType)):
-            value = self.user_conversion(value, t)
-            vt = value.type
         if isinstance(t, AnyPointerType):
             if is_pointer(vt):
                 return value
@@ -1977,6 +2022,11 @@ class Analyzer:
                 return self.implicit(value, t)
         if isinstance(t, StructType) and isinstance(vt, StructType) and t.name == vt.name:
             return value
+        if vt.__class__ is StructType or t.__class__ is StructType:     # a class's conversion
+            from . import classes
+            converted = classes.user_conversion(self, value, t)
+            if converted is not None:
+                return self.convert_assign(converted, t, context)
         self.fail(f"cannot convert '{vt}' to '{t}' when {context}", value.loc)
 
     def check_conditional(self, expr: A.Conditional) -> A.Expr:
@@ -2039,11 +2089,11 @@ class Analyzer:
         for order, cand in enumerate(overloads.candidates):
             params = cand.type.params
             if len(params) != len(args):
-                defaults = getattr(cand, "defaults", None) or []
-                if not (len(args) < len(params) and len(defaults) == len(params)
-                        and all(d is not None for d in defaults[len(args):])):
+                defaults = getattr(cand, "defaults", ())
+                if not (len(args) < len(params) <= len(defaults) and
+                        all(d is not None for d in defaults[len(args):len(params)])):
                     continue
-                params = params[:len(args)]
+                params = params[:len(args)]     # the rest from default arguments
             refs = getattr(cand, "ref_params", ())
             if refs:    # a `T&` parameter (passed as `T *`) takes a T
                 params = [p.pointee if k in refs and isinstance(p, PointerType) else p for k, p in enumerate(params)]
@@ -2077,7 +2127,7 @@ class Analyzer:
     def check_call(self, expr: A.Call) -> A.Expr:
         args = [self.operand(a) for a in expr.args]
         func = expr.func
-        if func.__class__ is A.Member or func.__class__ is A.Ident:
+        if func.__class__ is A.Member or func.__class__ is A.Ident or func.__class__ is A.ClassMemberRef:
             method = self.member_call(expr, args)
             if method is not None:
                 return method
@@ -2091,13 +2141,21 @@ class Analyzer:
         function's call, or None if the call is not one."""
         from . import classes
         func = expr.func
+        if func.__class__ is A.ClassMemberRef:    # `Limits<float>::lowest()`
+            sym = self.class_member(func)
+            if isinstance(sym, Overloads):
+                sym = self.pick_overload(sym, args, expr.loc)
+            if not isinstance(sym, FunctionSymbol):
+                self.fail(f"'{func.name}' is not a static member function", func.loc)
+            return self.finish_call(expr, sym, args)
         if func.__class__ is A.Member:
             if func.arrow and isinstance(func.base, A.Ident) and func.base.name == "this" and \
                     self.function is not None and self.function.self_mode in ("value", "ctor"):
                 func.base, func.arrow = A.Ident(func.base.loc, "__self"), False
             base = self.check_expr(func.base)
             obj, struct = classes.object_of(self, base, func.arrow)
-            if not isinstance(struct, StructType) or struct.info is None or func.name not in struct.info.methods:
+            if not isinstance(struct, StructType) or struct.info is None or (
+                    func.name not in struct.info.methods and func.name not in struct.info.templates):
                 if isinstance(struct, StructType) and struct.field(func.name) is not None:
                     return None     # a field holding a function pointer
                 self.fail(f"no member function named '{func.name}' in '{struct}'", func.loc)
@@ -2106,8 +2164,11 @@ class Analyzer:
         if sym.__class__ is classes.MethodRef:
             expr.func = A.Member(func.loc, A.Ident(func.loc, "this"), func.name, True)
             return self.member_call(expr, args)
-        if isinstance(sym, VarSymbol) and isinstance(unqualified(sym.type), StructType):   # a functor
+        if sym.__class__ is classes.FieldRef or \
+                (isinstance(sym, VarSymbol) and isinstance(unqualified(sym.type), StructType)):   # a functor
             obj = self.check_expr(func)
+            if not isinstance(unqualified(obj.type), StructType):
+                return None
             return classes.method_call(self, expr, obj, unqualified(obj.type), "operator()", args)
         return None
 
@@ -2196,7 +2257,7 @@ class Analyzer:
         if unqualified(arg.type) != unqualified(param.pointee) or (arg.type.const and not param.pointee.const):
             self.fail(f"cannot bind a reference of type '{param.pointee} &' to a value of type '{arg.type}'",
                       arg.loc)
-        return A.Unary(arg.loc, "&", arg, PointerType(arg.type))
+        return self.check_expr(A.Unary(arg.loc, "&", arg))    # (its variable's address is taken)
 
     def check_launch(self, expr: A.Launch) -> A.Expr:
         args = [self.operand(a) for a in expr.args]
@@ -2274,9 +2335,18 @@ class Analyzer:
         expr.type = ftype
         return expr
 
+    def class_operand(self, operand: A.Expr, t: Type) -> A.Expr:
+        """`(float)h`, `static_cast<float>(h)`, `float(h)` of a class with `operator float()`."""
+        if operand.type.__class__ is StructType and not isinstance(t, StructType):
+            from . import classes
+            converted = classes.user_conversion(self, operand, t)
+            if converted is not None:
+                return converted
+        return operand
+
     def check_cast(self, expr: A.Cast) -> A.Expr:
         t = self.resolve_type_name(expr.type_name)
-        operand = self.user_conversion(self.operand(expr.operand), t)
+        operand = self.class_operand(self.operand(expr.operand), t)
         self.check_explicit_conversion(operand, t, expr.loc)
         expr.operand = operand
         expr.type = unqualified(t) if not isinstance(t, PointerType) else PointerType(t.pointee)
@@ -2286,7 +2356,7 @@ class Analyzer:
         t = self.resolve_type_name(expr.type_name)
         operand = self.operand(expr.operand)
         if expr.kind == "static_cast":
-            operand = self.user_conversion(operand, t)
+            operand = self.class_operand(operand, t)
         vt = operand.type
         if expr.kind == "reinterpret_cast":
             ok = (is_pointer(t) or is_integer(t)) and (is_pointer(vt) or is_integer(vt)) and \
@@ -2356,8 +2426,8 @@ class Analyzer:
         elif is_scalar(t):
             if len(args) > 1:
                 self.fail(f"functional cast to '{t}' takes one value", expr.loc)
+            args = [self.class_operand(a, t) for a in args]
             if args:
-                args[0] = self.user_conversion(args[0], t)
                 self.check_explicit_conversion(args[0], t, expr.loc)
             expr.args = args
         else:
@@ -2380,6 +2450,7 @@ _EXTERNAL_CHECKS = {
     A.NamespaceDef: Analyzer.check_namespace, A.UsingDirective: Analyzer.check_using_directive,
     A.NamespaceAlias: Analyzer.check_namespace_alias,
     A.UsingAlias: Analyzer.check_using_alias, A.StaticAssert: Analyzer.check_static_assert,
+    A.UsingDeclaration: Analyzer.check_using_declaration,
 }
 
 # Node class -> the Analyzer method that checks it.
@@ -2394,7 +2465,7 @@ _EXPR_CHECKS = {
     A.SizeofType: Analyzer.check_sizeof_type, A.Construct: Analyzer.check_construct,
     A.ImplicitCast: lambda self, expr: expr, A.CxxCast: Analyzer.check_cxx_cast,
     A.TemplateId: Analyzer.check_template_id,
-    A.TemplateStatic: Analyzer.check_template_static,
+    A.ClassMemberRef: Analyzer.check_class_member,
     A.Lambda: lambda self, expr: __import__("ptxc.frontend.classes", fromlist=["x"]).lambda_closure(self, expr),
 }
 _STMT_CHECKS = {
@@ -2405,6 +2476,7 @@ _STMT_CHECKS = {
     A.CaseStmt: Analyzer.check_case, A.DefaultStmt: Analyzer.check_default,
     A.Declaration: Analyzer.check_local_declaration, A.AsmStmt: Analyzer.check_asm,
     A.StaticAssert: Analyzer.check_static_assert, A.UsingAlias: Analyzer.check_using_alias,
+    A.RangeForStmt: Analyzer.check_range_for, A.UsingDeclaration: Analyzer.check_using_declaration,
 }
 
 
@@ -2414,6 +2486,8 @@ def constant_value(expr: A.Expr):
     if cls is A.Ident:   # the common cases first, by exact class (hot)
         symbol = expr.symbol
         return symbol.value if isinstance(symbol, EnumConstSymbol) else getattr(symbol, "const_value", None)
+    if cls is A.Call:
+        return _constexpr_call(expr)
     if cls in _NEVER_CONSTANT:
         return None
     if isinstance(expr, (A.IntLit, A.CharLit)):
@@ -2463,8 +2537,34 @@ def constant_value(expr: A.Expr):
     return None
 
 
+_CONSTEXPR_DEPTH = [0]
+
+
+def _constexpr_call(expr: A.Call):
+    """A call of a `constexpr` function whose body is one `return e;`, with constant
+    arguments: e's value, its parameters bound to them (recursion up to a depth)."""
+    callee = expr.callee
+    fdef = getattr(callee, "definition", None)
+    if fdef is None or not fdef.specs.constexpr or len(fdef.body.items) != 1 or \
+            fdef.body.items[0].__class__ is not A.ReturnStmt or fdef.body.items[0].value is None:
+        return None
+    values = [constant_value(a) for a in expr.args]
+    if any(v is None for v in values) or len(values) != len(fdef.param_symbols) or _CONSTEXPR_DEPTH[0] > 64:
+        return None
+    saved = [p.const_value for p in fdef.param_symbols]
+    _CONSTEXPR_DEPTH[0] += 1
+    try:
+        for psym, value in zip(fdef.param_symbols, values):
+            psym.const_value = value
+        return constant_value(fdef.body.items[0].value)
+    finally:
+        _CONSTEXPR_DEPTH[0] -= 1
+        for psym, value in zip(fdef.param_symbols, saved):
+            psym.const_value = value
+
+
 # Expressions constant_value never folds (it would test each against every kind above).
-_NEVER_CONSTANT = frozenset({A.StringLit, A.PreIncDec, A.PostIncDec, A.Assign, A.Comma, A.Call, A.Launch,
+_NEVER_CONSTANT = frozenset({A.StringLit, A.PreIncDec, A.PostIncDec, A.Assign, A.Comma, A.Launch,
                              A.Index, A.Member, A.Construct, A.CxxCast})
 
 
@@ -2527,6 +2627,7 @@ def analyze(unit: A.TranslationUnit, filename: str, source: str | None = None) -
     """Type-check the whole unit; raise CompileError with every diagnostic found."""
     analyzer = Analyzer(filename)
     analyzer.run(unit)
+    unit.functions = analyzer.functions
     if analyzer.diagnostics:
         raise CompileError(analyzer.diagnostics, source)
     return analyzer
