@@ -868,6 +868,8 @@ class FunctionCodegen:
                 operands.append(value)
                 continue
             cls = _asm_class(constraint, t, expr)
+            if value.__class__ is VReg and S.is_pointer(t):    # asm addresses are generic
+                value = self.to_generic(value)
             value = self.convert_to_class(value, t, cls)
             operands.append(self.materialize(value, t) if value.__class__ is _Imm else value)
         instr = self.emit("inline.asm", *operands)
@@ -1738,10 +1740,17 @@ class FunctionCodegen:
             self.store(MemRef(lv.base, lv.offset + offset, lv.space, lt), v)
 
     def materialize(self, value, t: S.Type):
-        """A register holding `value` (vector stores take no immediates)."""
+        """A register holding `value` (vector stores and asm operands take no immediates);
+        one per constant where it dominates, as LLVM's CSE leaves them."""
         if value.__class__ is _Imm:
+            bits = struct.pack("<d", value.value) if isinstance(value.value, float) else value.value
+            key = ("mov", reg_class(t), bits, value.type)      # (bits: -0.0 is not 0.0)
+            reg = self.memo.get(key)
+            if reg is not None:
+                return reg
             reg = self.new_reg(reg_class(t))
             self.emit(f"mov.{mov_type(reg.cls, t)}", reg, value)
+            self.memo_put(key, reg)
             return reg
         return value
 

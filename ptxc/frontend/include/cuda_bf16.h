@@ -49,9 +49,10 @@ __device__ __forceinline__ __nv_bfloat162 __float22bfloat162_rn(const float2 a) 
 __device__ __forceinline__ __nv_bfloat162 __float2bfloat162_rn(const float a) { return __floats2bfloat162_rn(a, a); }
 __device__ __forceinline__ __nv_bfloat16 __low2bfloat16(const __nv_bfloat162 a) { __nv_bfloat16 r; asm("{.reg .b16 low,high;\n mov.b32 {low,high}, %1;\n mov.b16 %0, low;}\n" : "=h"(r) : "r"(a)); return r; }
 __device__ __forceinline__ __nv_bfloat16 __high2bfloat16(const __nv_bfloat162 a) { __nv_bfloat16 r; asm("{.reg .b16 low,high;\n mov.b32 {low,high}, %1;\n mov.b16 %0, high;}\n" : "=h"(r) : "r"(a)); return r; }
-__device__ __forceinline__ float __low2float(const __nv_bfloat162 a) { return __bfloat162float(__low2bfloat16(a)); }
-__device__ __forceinline__ float __high2float(const __nv_bfloat162 a) { return __bfloat162float(__high2bfloat16(a)); }
-__device__ __forceinline__ float2 __bfloat1622float2(const __nv_bfloat162 a) { return make_float2(__low2float(a), __high2float(a)); }
+// (the halves as fields: NVVM splits the word with one plain `mov.b32 {lo, hi}`)
+__device__ __forceinline__ float __low2float(const __nv_bfloat162 a) { return __bfloat162float(a.x); }
+__device__ __forceinline__ float __high2float(const __nv_bfloat162 a) { return __bfloat162float(a.y); }
+__device__ __forceinline__ float2 __bfloat1622float2(const __nv_bfloat162 a) { return make_float2(__bfloat162float(a.x), __bfloat162float(a.y)); }
 __device__ __forceinline__ __nv_bfloat162 __halves2bfloat162(const __nv_bfloat16 a, const __nv_bfloat16 b) { __nv_bfloat162 r; asm("{  mov.b32 %0, {%1,%2};}\n" : "=r"(r) : "h"(a), "h"(b)); return r; }
 __device__ __forceinline__ __nv_bfloat162 __bfloat162bfloat162(const __nv_bfloat16 a) { __nv_bfloat162 r; asm("{  mov.b32 %0, {%1,%1};}\n" : "=r"(r) : "h"(a)); return r; }
 __device__ __forceinline__ __nv_bfloat162 make_bfloat162(const __nv_bfloat16 a, const __nv_bfloat16 b) { return __halves2bfloat162(a, b); }

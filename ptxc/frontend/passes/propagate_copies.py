@@ -168,11 +168,11 @@ def coalesce_local_copies(cg) -> None:
             for reg in instr_uses(instr):
                 if reg in involved:
                     reads.setdefault(reg, []).append((b, pos))
-    gone, touched = set(), set()
+    gone = set()
     param_loads = cg.param_loads
     for b, pos, instr in copies:
         dst, src = instr.operands
-        if dst in touched or src in touched or dst in param_loads:
+        if dst is src or dst in param_loads:
             continue
         dst_reads = reads.get(dst, [])
         src_writes = writes.get(src, [])
@@ -183,7 +183,10 @@ def coalesce_local_copies(cg) -> None:
                 for _, rp in dst_reads:
                     _replace_reads(block.instrs[rp], dst, src)
                 gone.add(id(instr))
-                touched.update((dst, src))
+                # (kept true for the copies after this one: src is read where dst was)
+                reads[src] = [r for r in reads.get(src, []) if r != (b, pos)] + dst_reads
+                reads.pop(dst, None)
+                writes.pop(dst, None)
                 if cg.uses is not None:
                     cg.uses[src] = cg.uses.get(src, 0) + cg.uses.pop(dst, 0) - 1
                 continue
@@ -201,7 +204,9 @@ def coalesce_local_copies(cg) -> None:
             k = next(i for i, op in enumerate(ops) if op is src)
             ops[k] = dst
             gone.add(id(instr))
-            touched.update((dst, src))
+            writes[dst] = [w for w in writes.get(dst, []) if w != (b, pos)] + [(b, start)]
+            reads.pop(src, None)
+            writes.pop(src, None)
             if cg.uses is not None:
                 cg.uses.pop(src, None)
     if gone:
