@@ -63,8 +63,8 @@ HALF_PROBES = [
 ]
 
 CG_PROBES = [
-    ("blk", "int", "int", "b.thread_rank() + b.size() + b.group_index().x + b.thread_index().y + b.dim_threads().x"),
-    ("blksync", "int", "int", "(b.sync(), cg::sync(b), a[i])"),
+    ("blk", "int", "int", "blk.thread_rank() + blk.size() + blk.group_index().x + blk.thread_index().y + blk.dim_threads().x"),
+    ("blksync", "int", "int", "(blk.sync(), cg::sync(blk), a[i])"),
     ("t32", "float", "float", "t.shfl_down(a[i], 1) + t.shfl_xor(a[i], 2) + t.shfl_up(a[i], 4) + t.shfl(a[i], 0)"),
     ("t32meta", "int", "int", "t.thread_rank() + t.meta_group_rank() * 100 + t.meta_group_size() * 1000 + t.size()"),
     ("t32vote", "int", "float", "t.ballot(a[i] > 1) + t.any(a[i] > 0) + t.all(a[i] > 2)"),
@@ -92,12 +92,12 @@ def probe_source(probes, prologue: str, body: str = "") -> str:
 HALF_SOURCE = probe_source(HALF_PROBES, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>")
 CG_SOURCE = probe_source(CG_PROBES, "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
                                     "namespace cg = cooperative_groups;",
-                         "cg::thread_block b = cg::this_thread_block(); auto t = cg::tiled_partition<32>(b); "
-                         "cg::thread_block_tile<16> t16 = cg::tiled_partition<16>(b);")
+                         "cg::thread_block blk = cg::this_thread_block(); auto t = cg::tiled_partition<32>(blk); "
+                         "cg::thread_block_tile<16> t16 = cg::tiled_partition<16>(blk);")
 
 # The opcodes that carry a probe's meaning (address arithmetic and moves aside).
 MEANINGFUL = re.compile(r"\b((?:add|sub|mul|fma|neg|abs|max|min|div|rcp|sqrt|ex2|set|setp|selp|cvt)"
-                        r"\.[\w.]*(?:f16|bf16)[\w.]*|cvt\.[\w.]+|rcp\.approx[\w.]*|sqrt\.approx[\w.]*|"
+                        r"\.[\w.]*(?:f16|bf16)[\w.]*|cvt\.[\w.]*f(?:16|32|64)[\w.]*|rcp\.approx[\w.]*|sqrt\.approx[\w.]*|"
                         r"shfl\.sync\.\w+|vote\.sync\.\w+|redux\.sync\.[\w.]+|barrier\.sync|bar\.warp\.sync|"
                         r"atom\.[\w.]+|activemask|popc\.b32|mov\.u32\s+%r\d+,\s*%(?:laneid|lanemask_lt))")
 
