@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from . import ast as A
+from . import cuda_runtime
 
 # ---- types -------------------------------------------------------------------------------
 # Frozen dataclasses: two spellings of one type compare equal (`unsigned` == `unsigned int`).
@@ -86,6 +87,9 @@ class FunctionType(Type):
 
 
 _DECLARATIONS = itertools.count(1)
+# How deep ptxc's recursive analysis goes with frontend.RECURSION_LIMIT (measured: a
+# `+` chain of 10,000 compiles; nvcc takes 3,000); deeper is a diagnostic, not a crash.
+NESTING_LIMIT = 10_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,6 +162,14 @@ class TemplateParamType(Type):
 class AnyPointerType(Type):
     """A builtin parameter that takes a pointer of any type (cudaMalloc's T**)."""
     levels: int = 1
+    const: bool = False
+    volatile: bool = False
+
+
+@dataclass(frozen=True)
+class AnySymbolType(Type):
+    """A builtin parameter that names a __device__ or __constant__ variable itself
+    (cudaMemcpyToSymbol's `const T& symbol`): the argument is not converted."""
     const: bool = False
     volatile: bool = False
 
@@ -433,8 +445,8 @@ BUILTIN_TYPEDEFS: dict[str, Type] = {
     "dim3": DIM3, **VECTOR_TYPES,
     "cudaError_t": CUDA_ERROR, "cudaMemcpyKind": CUDA_MEMCPY_KIND,
     "cudaStream_t": OPAQUE_STREAM, "cudaEvent_t": OPAQUE_EVENT,
-    "cudaDeviceProp": make_struct("cudaDeviceProp", [("multiProcessorCount", INT)]),
 }
+BUILTIN_TYPEDEFS.update(cuda_runtime.typedefs())
 
 
 # ---- symbols -----------------------------------------------------------------------------
@@ -583,6 +595,8 @@ def _builtin_functions() -> dict[str, object]:
         _fn("cudaEventDestroy", CUDA_ERROR, [OPAQUE_EVENT]),
     ):
         add(sym)
+    for sym in cuda_runtime.functions():
+        add(sym)
     # device: synchronization, fences, warps
     add(_fn("__syncthreads", VOID, [], DEV))
     add(_fn("__barrier_sync", VOID, [UINT], DEV))     # barrier.sync (cooperative groups' block sync)
@@ -696,6 +710,7 @@ BUILTIN_CONSTANTS = {
     "cudaMemcpyDeviceToHost": (2, CUDA_MEMCPY_KIND), "cudaMemcpyDeviceToDevice": (3, CUDA_MEMCPY_KIND),
     "cudaMemcpyDefault": (4, CUDA_MEMCPY_KIND), "cudaSuccess": (0, CUDA_ERROR),
 }
+BUILTIN_CONSTANTS.update(cuda_runtime.constants())
 
 
 # ---- the analyzer ------------------------------------------------------------------------
@@ -821,6 +836,10 @@ def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
         return 2 if isinstance(param.pointee, VoidType) else None
     if isinstance(param, AnyPointerType):
         return 0 if isinstance(arg, PointerType) else None
+    if isinstance(param, AnySymbolType):
+        return 0
+    if param.__class__ is PointerType and is_integer(arg) and _is_zero_literal(expr):
+        return 2            # a null pointer constant (cudaEventRecord(e, 0): the default stream)
     if isinstance(param, StructType) and isinstance(arg, StructType) and param.name == arg.name:
         return 0
     if param.__class__ is StructType or arg.__class__ is StructType:   # a user-defined conversion
@@ -830,6 +849,12 @@ def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
                 (is_arithmetic(m.type.ret) and is_arithmetic(param)) for m in classes.conversion_operators(arg)):
             return 3
     return None
+
+
+def _is_zero_literal(expr) -> bool:
+    while isinstance(expr, A.ImplicitCast):
+        expr = expr.operand
+    return isinstance(expr, A.IntLit) and expr.value == 0
 
 
 class SemaError(Exception):
@@ -898,6 +923,8 @@ class Analyzer:
                     _EXTERNAL_CHECKS[cls](self, item)
             except SemaError:
                 pass
+            except RecursionError:
+                self.error(f"unsupported feature: code nested more than about {NESTING_LIMIT} levels deep", item.loc)
             except Exception as exc:  # a bug in ptxc, not in the user's code: say so plainly
                 if os.environ.get("PTXC_TRACEBACK"):
                     raise
@@ -1994,6 +2021,13 @@ class Analyzer:
 
     def convert_assign(self, value: A.Expr, t: Type, context: str) -> A.Expr:
         """The implicit conversion of assignment, initialization, argument passing, return."""
+        if isinstance(t, AnySymbolType):
+            while isinstance(value, A.ImplicitCast):
+                value = value.operand
+            sym = value.symbol if isinstance(value, A.Ident) else None
+            if not isinstance(sym, VarSymbol) or sym.space not in ("device", "constant", "managed"):
+                self.fail("the symbol argument must name a __device__ or __constant__ variable", value.loc)
+            return value
         value = self.rvalue(value)
         vt = value.type
         if isinstance(t, AnyPointerType):
