@@ -203,6 +203,13 @@ class NamespaceDef(Node):
 
 
 @dataclass(slots=True, eq=False)
+class NamespaceAlias(Node):
+    """`namespace cg = cooperative_groups;`"""
+    name: str
+    target: str
+
+
+@dataclass(slots=True, eq=False)
 class UsingDirective(Node):
     """`using namespace N;`"""
     name: str

@@ -154,6 +154,10 @@ class BuildAst(Transformer):
         tok, name, type_name = children
         return A.UsingAlias(tok[2:], name[1], type_name)
 
+    def namespace_alias(self, children):
+        tok, name = children[0], children[1]
+        return A.NamespaceAlias(tok[2:], name[1], next(c for c in children[2:] if isinstance(c, str)))
+
     def using_declaration(self, children):
         names = [c for c in children[1:] if isinstance(c, Token)]
         return A.UsingDeclaration(children[0][2:], "::".join(t[1] for t in names))
@@ -867,7 +871,10 @@ class Lexer:
         names = self.template_names
         if names:
             for k in compress(range(count), map(names.__contains__, values)):
-                if kinds[k] == "IDENTIFIER":
+                # (a member's name after `.`/`->` is the class's, not the template's:
+                # `g.sync()` beside a function template `sync`)
+                if kinds[k] == "IDENTIFIER" and not (k > 0 and values[k - 1] in (".", "->") and
+                                                     (k + 1 >= count or values[k + 1] != "<")):
                     kinds[k] = names[values[k]]
 
     @staticmethod
@@ -880,6 +887,12 @@ class Lexer:
         for k in _positions(values, "namespace"):
             if k > 0 and values[k - 1] == "using" and k + 1 < len(kinds) and kinds[k + 1] == "IDENTIFIER":
                 kinds[k + 1] = "NAMESPACE_NAME"
+            if k + 2 < len(kinds) and values[k + 2] == "=":    # `namespace cg = a::b;`: the target
+                j = k + 3
+                while j < len(kinds) and values[j] != ";":
+                    if kinds[j] == "IDENTIFIER":
+                        kinds[j] = "NAMESPACE_NAME"
+                    j += 1
 
     def split_closing_angles(self, tokens: list) -> list:
         """`A<B<int>>`: the `>>` that closes two template argument lists is two `>`."""
@@ -925,6 +938,7 @@ class Lexer:
         depth = 0
         expect_tag = False
         shadowed: set = set()   # tags that a variable of the same name hides
+        skip_to = 0             # past `__align__(N)` between a tag keyword and its tag
         for k in range(first, len(kinds)):
             kind = kinds[k]
             if kind == "TEMPLATE_TYPE_NAME":    # `template <...> struct Name`: its tag
@@ -950,6 +964,11 @@ class Lexer:
                     in_typedef, depth = True, 0
                 else:
                     expect_tag = True
+            elif expect_tag and values[k] in ("__align__", "alignas"):   # `struct __align__(4) S`
+                k_close = _after_parens(values, k + 1)
+                skip_to = k_close
+            elif expect_tag and skip_to > k:
+                pass
             elif expect_tag and values[k] in _TAG_ENDS:   # `struct { ... }`: no tag
                 expect_tag = False
                 if in_typedef and values[k] == "{":

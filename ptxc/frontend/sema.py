@@ -29,6 +29,12 @@ class Type:
     def __str__(self) -> str:
         return type_name(self)
 
+    def __deepcopy__(self, memo):
+        # A type is a value (a struct's is its declaration's identity): copies of the AST
+        # (template instances) share it.  Copying one would also rebuild dicts keyed by
+        # types before the copied keys have the fields their hash reads.
+        return self
+
 
 @dataclass(frozen=True)
 class VoidType(Type):
@@ -607,6 +613,7 @@ def _builtin_functions() -> dict[str, object]:
         add(sym)
     # device: synchronization, fences, warps
     add(_fn("__syncthreads", VOID, [], DEV))
+    add(_fn("__barrier_sync", VOID, [UINT], DEV))     # barrier.sync (cooperative groups' block sync)
     for name in ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or"):
         add(_fn(name, INT, [INT], DEV))
     for name in ("__threadfence", "__threadfence_block", "__threadfence_system"):
@@ -1145,6 +1152,13 @@ class Analyzer:
             deduced = with_quals(deduced, const=True)
         return deduced
 
+    @staticmethod
+    def _same_params_as_builtin(existing, t: FunctionType) -> bool:
+        builtins = existing.candidates if isinstance(existing, Overloads) else [existing]
+        params = tuple(unqualified(p) for p in t.params)
+        return any(isinstance(b, FunctionSymbol) and
+                   tuple(unqualified(p) for p in b.type.params) == params for b in builtins)
+
     def declare_function(self, specs: A.DeclSpecifiers, d: A.Declarator, t: FunctionType) -> FunctionSymbol:
         spaces = frozenset(s.strip("_") for s in specs.exec_spaces) or frozenset({"host"})
         if "global" in spaces and not isinstance(t.ret, VoidType):
@@ -1165,6 +1179,11 @@ class Analyzer:
             overloads = existing
         elif existing.__class__ is FunctionTemplate:
             overloads = Overloads(d.name, [existing])
+        elif isinstance(existing, (FunctionSymbol, Overloads)) and not self._same_params_as_builtin(existing, t):
+            # C++ overloading of a builtin (cuda_fp16.h's `__hadd(__half, __half)` beside
+            # the integer `__hadd`, `atomicAdd(__half *, __half)`): another signature
+            builtins = existing.candidates if isinstance(existing, Overloads) else [existing]
+            overloads = Overloads(d.name, list(builtins))
         sym = FunctionSymbol(d.name, t, d.loc, spaces, extern_c=specs.extern_c,
                              launch_bounds=list(specs.launch_bounds),
                              inline=next(iter(specs.function_specs), None))
@@ -1469,6 +1488,12 @@ class Analyzer:
             self.fail(f"'{stmt.name}' is not a namespace", stmt.loc)
         for name, sym in ns.scope.names.items():
             self.scope.names.setdefault(name, sym)
+
+    def check_namespace_alias(self, stmt: A.NamespaceAlias) -> None:
+        ns = self.scope.lookup(stmt.target)
+        if not isinstance(ns, NamespaceSymbol):
+            self.fail(f"'{stmt.target}' is not a namespace", stmt.loc)
+        self.scope.names[stmt.name] = ns
 
     def check_namespace(self, item: A.NamespaceDef) -> None:
         name = item.name or "(anonymous namespace)"
@@ -2118,6 +2143,9 @@ class Analyzer:
                         all(d is not None for d in defaults[len(args):len(params)])):
                     continue
                 params = params[:len(args)]     # the rest from default arguments
+            refs = getattr(cand, "ref_params", ())
+            if refs:    # a `T&` parameter (passed as `T *`) takes a T
+                params = [p.pointee if k in refs and isinstance(p, PointerType) else p for k, p in enumerate(params)]
             ranks = [_conversion_rank(a, unqualified(p), arg) for a, p, arg in zip(arg_types, params, args)]
             if None not in ranks:
                 scored.append((ranks, order, cand))
@@ -2469,6 +2497,7 @@ class Analyzer:
 _EXTERNAL_CHECKS = {
     A.TemplateDecl: Analyzer.check_template_decl, A.ExplicitInstantiation: Analyzer.check_explicit_instantiation,
     A.NamespaceDef: Analyzer.check_namespace, A.UsingDirective: Analyzer.check_using_directive,
+    A.NamespaceAlias: Analyzer.check_namespace_alias,
     A.UsingAlias: Analyzer.check_using_alias, A.StaticAssert: Analyzer.check_static_assert,
     A.UsingDeclaration: Analyzer.check_using_declaration,
 }

@@ -124,6 +124,7 @@ def deduce(analyzer, template: FunctionTemplate, explicit: list, arg_types: list
     # (a copy: sema records types in the nodes it checks, and the template's own stay unchecked)
     deriv = _function_deriv(copy.deepcopy(template.definition.declarator))
     args = list(explicit) + [None] * (len(template.params) - len(explicit))
+    _deduce_values(template, deriv, arg_types, args)
     scope = bind_scope(template, args, analyzer, placeholders=True)
     for index, a in enumerate(args):    # explicit arguments are not placeholders
         if a is not None and template.params[index].kind == "type":
@@ -149,6 +150,27 @@ def deduce(analyzer, template: FunctionTemplate, explicit: list, arg_types: list
             if args[k] is None:
                 args[k] = before[k]
     return args
+
+
+def _deduce_values(template, deriv: A.FunctionDeriv, arg_types: list, args: list) -> None:
+    """Non-type arguments from class template instances: a parameter `const Tile<N>&`
+    given a `Tile<32>` makes N 32 (the argument list is read from the parameter's text,
+    since a placeholder instance of Tile would not show where N went)."""
+    names = {p.name: k for k, p in enumerate(template.params) if p.kind != "type" and p.name}
+    if not names:
+        return
+    for param, atype in zip(deriv.params, arg_types):
+        ref = next((t for t in param.specs.type_specs if isinstance(t, A.TemplateTypeRef)), None)
+        a = S.unqualified(atype)
+        while isinstance(a, (S.PointerType, S.ReferenceType)):
+            a = S.unqualified(a.pointee)
+        if ref is None or not isinstance(a, S.StructType) or not a.template_args or not ref.args:
+            continue
+        for given, actual in zip(ref.args, a.template_args):
+            if isinstance(given, A.Ident) and given.name in names and isinstance(actual, tuple):
+                k = names[given.name]
+                if args[k] is None:
+                    args[k] = actual
 
 
 def _match(p: S.Type, a: S.Type, args: list) -> None:
