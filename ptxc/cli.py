@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .diagnostics import CompileError, Diagnostic
@@ -59,6 +58,7 @@ def _split(values: list[str]) -> set:
 
 def _write_atomically(path: Path, data: bytes | str) -> None:
     """Write through a temporary file in the same folder: no partial output on failure."""
+    import tempfile         # (only here: it costs a fresh process several ms)
     mode = "wb" if isinstance(data, bytes) else "w"
     folder = path.parent if str(path.parent) else Path(".")
     try:
