@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .diagnostics import CompileError, Diagnostic
@@ -59,6 +58,7 @@ def _split(values: list[str]) -> set:
 
 def _write_atomically(path: Path, data: bytes | str) -> None:
     """Write through a temporary file in the same folder: no partial output on failure."""
+    import tempfile         # (only here: it costs a fresh process several ms)
     mode = "wb" if isinstance(data, bytes) else "w"
     folder = path.parent if str(path.parent) else Path(".")
     try:
@@ -87,9 +87,9 @@ def _print_ir(pass_name: str, func) -> None:
 
 
 def compile_command(argv: list[str]) -> int:
+    # Each stage is imported where it is used: `-ptx` loads no lowering, a .ptx input no
+    # frontend (docs/PERFORMANCE.md, start-up).
     from .driver import ARCHS, SASS_ARCHS, cubin_bytes, load_module, lower_module, reparse, sass_listing
-    from .lower.pipeline import Options, check_pass_names
-    from .ptx.printer import print_module
 
     args = _parser().parse_args(argv)
     emit = args.emit or args.emit_flag or "cubin"
@@ -110,16 +110,24 @@ def compile_command(argv: list[str]) -> int:
 
     print_after = _split(args.print_after) | ({"*"} if args.print_after_all else set())
     disabled = _split(args.disable_pass)
-    check_pass_names(print_after - {"*"}, "--print-after")
-    check_pass_names(disabled, "--disable-pass")
+    if emit != "ptx" or print_after or disabled:
+        from .lower.pipeline import check_pass_names
+        check_pass_names(print_after - {"*"}, "--print-after")
+        check_pass_names(disabled, "--disable-pass")
 
-    from .frontend.preprocess import Options as PreprocessOptions
-    module = load_module(str(source_path), source, args.arch, args.ptx_version, PreprocessOptions.from_args(args))
+    preprocess_options = None
+    if source_path.suffix == ".cu":
+        from .frontend.preprocess import Options as PreprocessOptions
+        preprocess_options = PreprocessOptions.from_args(args)
+    module = load_module(str(source_path), source, args.arch, args.ptx_version, preprocess_options)
     if source_path.suffix == ".cu":
         module.target, module.version = args.arch, args.ptx_version
     output = Path(args.output) if args.output else None
     outputs: dict[Path | None, bytes | str] = {}
-    ptx_text = print_module(module) if (emit == "ptx" or args.keep) and source_path.suffix == ".cu" else None
+    ptx_text = None
+    if (emit == "ptx" or args.keep) and source_path.suffix == ".cu":
+        from .ptx.printer import print_module
+        ptx_text = print_module(module)
     if emit == "ptx":
         if source_path.suffix == ".ptx":
             raise CompileError(Diagnostic("--emit=ptx needs a .cu input"))
@@ -128,6 +136,7 @@ def compile_command(argv: list[str]) -> int:
         lowered, lowered_path, lowered_text = module, str(source_path), source
         if source_path.suffix == ".cu":
             lowered, lowered_path, lowered_text = reparse(module, str(source_path))
+        from .lower.pipeline import Options
         options = Options(arch=args.arch, print_after=print_after, disabled=disabled,
                           filename=lowered_path, printer=_print_ir if print_after else None)
         try:
@@ -188,6 +197,8 @@ COMMANDS = {"dump": dump_command, "run": run_command, "check": check_command}
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from .regex_cache import install
+    install()       # compiled regular expressions from the user cache (ptxc/regex_cache.py)
     try:
         if argv and argv[0] in COMMANDS:
             return COMMANDS[argv[0]](argv[1:])

@@ -1,7 +1,8 @@
 """Glue between the stages: source text -> PTX module -> SASS functions -> cubin bytes.
 
 The command line (ptxc.cli) calls these; tests and scripts can too.  Nothing here
-imports numba: compiling never pays for the emulator.
+imports numba: compiling never pays for the emulator.  Each stage is imported by the
+function that runs it, so `ptxc x.cu -ptx` loads no lowering and `ptxc x.ptx` no frontend.
 """
 from __future__ import annotations
 
@@ -11,9 +12,6 @@ from pathlib import Path
 from . import __version__
 from .diagnostics import CompileError, Diagnostic
 from .ptx import ir as ptx
-from .ptx.parser import parse_ptx
-from .lower.pipeline import Options, lower_function
-from .sass.ir import Target
 
 ARCHS = ("sm_89", "sm_90")          # targets the PTX path accepts
 SASS_ARCHS = ("sm_89", "sm_90")             # targets with an instruction table and backend
@@ -35,6 +33,7 @@ def load_module(path: str, source: str, arch: str = "sm_89", ptx_version: str = 
     """CUDA (.cu) through the frontend (`options`: its -I/-D/-U), or PTX (.ptx) through
     the PTX parser."""
     if path.endswith(".ptx"):
+        from .ptx.parser import parse_ptx
         return parse_ptx(source, path)
     from .frontend import compile_cuda
     module, _program = compile_cuda(source, path, arch=arch, ptx_version=ptx_version, options=options)
@@ -55,6 +54,7 @@ def reparse(module: ptx.Module, path: str) -> tuple[ptx.Module, str, str]:
     reads nvcc's PTX.  Inline `asm` (kept as text by the frontend) becomes ordinary
     instructions, and every instruction gets a line in that PTX text, so a lowering
     error shows it with a caret.  Returns (module, PTX path named in errors, PTX text)."""
+    from .ptx.parser import parse_ptx
     from .ptx.printer import print_module
     text = print_module(module)
     ptx_path = str(Path(path).with_suffix(".ptx"))
@@ -63,6 +63,7 @@ def reparse(module: ptx.Module, path: str) -> tuple[ptx.Module, str, str]:
 
 def layout(func) -> list:
     """Give every instruction its address and resolve branch targets to addresses."""
+    from .sass.ir import Target
     addrs, label_addr, addr = [], {}, 0
     for block in func.blocks:
         label_addr[block.label] = addr
@@ -75,7 +76,9 @@ def layout(func) -> list:
     return addrs
 
 
-def lower_module(module: ptx.Module, options: Options) -> list[Kernel]:
+def lower_module(module: ptx.Module, options) -> list[Kernel]:
+    """`options`: a ptxc.lower.pipeline.Options."""
+    from .lower.pipeline import lower_function
     from .lower.select_instrs import ModuleVars
     from .sass.encode import encode
     from .sass.table import load

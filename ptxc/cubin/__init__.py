@@ -5,7 +5,15 @@
 
 Layout and every value are documented in docs/cubin.md.
 """
-from .reader import Cubin, CubinError, read_cubin
-from .writer import KernelImage, write_cubin
-
 __all__ = ["Cubin", "CubinError", "KernelImage", "read_cubin", "write_cubin"]
+
+# Loaded on first use: writing a cubin (`ptxc x.ptx`) needs no reader.
+_HOMES = {"Cubin": "reader", "CubinError": "reader", "read_cubin": "reader",
+          "KernelImage": "writer", "write_cubin": "writer"}
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        import importlib
+        return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,9 +14,17 @@ import gc
 import sys
 
 from ..diagnostics import CompileError
-from . import ast
-from .prelude import add_prelude
 from .preprocess import Options, Preprocessor, preprocess
+
+# `ast` (the AST's classes) and the prelude load on first use, not with the package:
+# `ptxc x.ptx` reads -I/-D/-U through .preprocess and needs nothing else of the frontend.
+
+
+def __getattr__(name: str):
+    if name == "ast":
+        import importlib
+        return importlib.import_module(f"{__name__}.ast")   # (`from . import ast` would ask here again)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["compile_cuda", "parse_cuda", "ast", "Options", "predefined_macros"]
 RECURSION_LIMIT = 60_000       # Python frames; NESTING_LIMIT (sema) is what it allows
@@ -51,6 +59,7 @@ def parse_cuda(source: str, filename: str, arch: str = "sm_89", options: Options
                _pp: list | None = None):
     """Preprocess, parse and type-check: the typed AST and the analyzer (its symbols)."""
     from .parser import parse
+    from .prelude import add_prelude
     from .sema import analyze
 
     text, pp = preprocess(source, filename, predefined_macros(arch), options)

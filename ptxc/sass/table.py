@@ -14,6 +14,7 @@ import itertools
 import json
 import random
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -451,8 +452,81 @@ def load(arch_or_path: str | Path = "sm_89") -> Table:
         if not path.exists():
             known = sorted(p.stem for p in HERE.glob("sm_*.json") if "_latencies" not in p.stem)
             raise TableError(f"no SASS instruction table for {arch_or_path} (have: {', '.join(known)})")
+    if path.parent != HERE:     # a table being learned or tested: built as read
+        data = json.loads(path.read_text())
+        return Table(data["arch"], [_form(f) for f in data["forms"]], data["control"])
+    return _lazy_table(path)
+
+
+# ---------------------------------------------------------------------------------------
+# Loading fast: the JSON and the indexes of Table.__post_init__ kept in the user cache
+# (ptxc/cache.py), and a Form built from its JSON only when an instruction asks for it.
+# The Forms, their order in every index and so every output are those of the eager build.
+# ---------------------------------------------------------------------------------------
+class _LazyForms(Sequence):
+    """Table.forms: a form is built (by _form, as the eager load does) on first access."""
+
+    def __init__(self, raw: list):
+        self._raw, self._built = raw, [None] * len(raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        form = self._built[i]
+        if form is None:
+            form = self._built[i] = _form(self._raw[i])
+        return form
+
+
+class _LazyIndex(Mapping):
+    """by_opcode, by_op, by_key: each key's list made from form indices on first access."""
+
+    def __init__(self, index: dict, forms: _LazyForms, with_drops: bool = False):
+        self._index, self._forms, self._with_drops, self._lists = index, forms, with_drops, {}
+
+    def __getitem__(self, key):
+        out = self._lists.get(key)
+        if out is None:
+            entries = self._index[key]
+            out = [(self._forms[i], drop) for i, drop in entries] if self._with_drops else \
+                [self._forms[i] for i in entries]
+            self._lists[key] = out
+        return out
+
+    def __iter__(self):
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __contains__(self, key) -> bool:
+        return key in self._index
+
+
+def _table_index(path: Path) -> dict:
+    """What the cache keeps of a table: its JSON and Table's indexes as form positions."""
     data = json.loads(path.read_text())
-    return Table(data["arch"], [_form(f) for f in data["forms"]], data["control"])
+    table = Table(data["arch"], [_form(f) for f in data["forms"]], data["control"])
+    position = {id(form): i for i, form in enumerate(table.forms)}
+    return {"arch": data["arch"], "forms": data["forms"], "control": data["control"],
+            "by_opcode": {k: [position[id(f)] for f in v] for k, v in table.by_opcode.items()},
+            "by_op": {k: [position[id(f)] for f in v] for k, v in table.by_op.items()},
+            "by_key": {k: [(position[id(f)], drop) for f, drop in v] for k, v in table.by_key.items()}}
+
+
+def _lazy_table(path: Path) -> Table:
+    from ..cache import cached
+    data = cached(f"{path.stem}.table", [path, Path(__file__)], lambda: _table_index(path))
+    table = object.__new__(Table)
+    forms = _LazyForms(data["forms"])
+    table.arch, table.forms, table.control, table.mods_cache = data["arch"], forms, data["control"], {}
+    table.by_opcode = _LazyIndex(data["by_opcode"], forms)
+    table.by_op = _LazyIndex(data["by_op"], forms)
+    table.by_key = _LazyIndex(data["by_key"], forms, with_drops=True)
+    return table
 
 
 # ---------------------------------------------------------------------------------------
