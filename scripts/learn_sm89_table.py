@@ -60,8 +60,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "scripts"))
+import ptx_probes  # noqa: E402
 from ptxc import oracle  # noqa: E402
-from ptxc.sass.table import Field  # noqa: E402
+from ptxc.sass.table import Field, TableError  # noqa: E402
 
 ARCHS = ("sm_89", "sm_90")
 ARCH = "sm_89"                       # set_arch() changes these three
@@ -325,10 +327,20 @@ PRELUDE = """.visible .entry {name}(.param .u64 p_out, .param .u64 p_in, .param 
 """
 
 
-def probe_ptx() -> str:
-    """One PTX module holding every probe kernel."""
-    head = [".version 8.0", f".target {ARCH}", ".address_size 64", ""]
-    return "\n".join(head + [PRELUDE.format(name=n, body=b) for n, b in PROBES.items()])
+def probe_ptx(probes: dict) -> tuple[str, list[tuple[int, str]]]:
+    """One PTX module holding these probe kernels, and (first line, name) of each."""
+    text = "\n".join([".version 8.0", f".target {ARCH}", ".address_size 64", ptx_probes.HEADER, ""])
+    starts = []
+    for name, body in probes.items():
+        starts.append((text.count("\n") + 1, name))
+        text += PRELUDE.format(name=name, body=body) + "\n"
+    return text, starts
+
+
+def all_probes() -> dict:
+    """PROBES (written for a reason each) and the generated ones (scripts/ptx_probes.py:
+    every PTX instruction x type x operand shape)."""
+    return {**PROBES, **ptx_probes.generated()}
 
 
 # ---------------------------------------------------------------------------------------
@@ -365,6 +377,13 @@ LATENCY = [
     *[(op, None, "branch") for op in ("BRA", "EXIT", "BSYNC", "CALL", "RET", "BREAK", "BRX", "JMP", "KILL")],
     *[(op, None, "convergence") for op in ("BSSY", "WARPSYNC", "BMOV", "YIELD")],
     ("NOP", None, "nop"),
+    # From the generated probes (scripts/ptx_probes.py), declared by the class the
+    # scheduler's op_rules give the op (sm_89_latencies.json): the asynchronous
+    # global->shared copy of cp.async and its waits, the PC read of indirect calls,
+    # integer narrowing and packing conversions, the dot products, the trap.
+    ("LDGSTS", None, "lsu_global"), *[(op, None, "depbar") for op in ("DEPBAR", "LDGDEPBAR")],
+    ("NANOSLEEP", None, "convergence"), ("IDP", None, "imad"),
+    *[(op, None, "alu") for op in ("I2I", "I2IP", "F2IP", "LEPC")], ("BPT", None, "branch"),
     # sm_90 only: the integer add / min-max of the vector pipe (where sm_89 has IADD3 and
     # IMNMX), the global reduction (sm_89's RED), the cluster error barrier and the end of
     # an emulated warp collective.  Declared like the rest; their numbers are measured in
@@ -392,12 +411,14 @@ WIDTHS = [
     *[(op, "", k, 2) for op in ("DADD", "DMUL", "DFMA", "DSETP") for k in range(4)],
     ("CS2R", r"^CS2R(?!\.32)", 0, 2),
     ("RET", "", 0, 2), ("CALL", "", 0, 2),  # the 64-bit return / target address
+    ("LEPC", "", 0, 2),                     # LEPC R2: the 64-bit program counter
 ]
 # Which leading operands are written: by default the first register and the predicates
 # right after it (ISETP P0, PT; IADD3 R0, P0).  DSTS says otherwise by op and the kinds
 # the operands start with; NO_DSTS ops write none of their operands.
 NO_DSTS = {"STG", "STS", "STL", "ST", "RED", "EXIT", "BRA", "NOP", "BSYNC", "BREAK", "WARPSYNC", "CALL", "RET",
-           "BAR", "YIELD", "CCTL", "MEMBAR", "ERRBAR", "REDG", "CGAERRBAR", "ENDCOLLECTIVE", "BRX", "JMP"}
+           "BAR", "YIELD", "CCTL", "MEMBAR", "ERRBAR", "REDG", "CGAERRBAR", "ENDCOLLECTIVE", "BRX", "JMP",
+           "LDGSTS", "DEPBAR", "LDGDEPBAR", "NANOSLEEP", "BPT"}
 DSTS = {
     ("LOP3", ("P", "R")): 2,            # LOP3.LUT P0, RZ, ...: the predicate and the register
     ("PLOP3", ("P", "P")): 2,           # PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x0
@@ -436,8 +457,9 @@ EFFECTS = [
         ("LDS", "shared", "load"), ("STS", "shared", "store"), ("LDL", "local", "load"), ("STL", "local", "store"),
         ("LDC", "const", "load"), ("ULDC", "const", "load"), ("ATOMG", "global", "atomic"),
         ("ATOM", "generic", "atomic"), ("ATOMS", "shared", "atomic"), ("RED", "global", "reduce"),
-        ("REDG", "global", "reduce"))],
-    *[(op, "implicit", E_DESCRIPTOR) for op in ("LDG", "STG", "LD", "ST", "ATOMG", "ATOM", "RED", "REDG")],
+        ("REDG", "global", "reduce"),
+        ("LDGSTS", "global", "copy"))],   # cp.async: global memory into shared memory, no register
+    *[(op, "implicit", E_DESCRIPTOR) for op in ("LDG", "STG", "LD", "ST", "ATOMG", "ATOM", "RED", "REDG", "LDGSTS")],
     ("P2R", "implicit", {"role": "src", "file": "P", "num": 0, "width": 7}),   # P2R R0, PR, RZ, 0x7f
     ("R2P", "implicit", {"role": "dst", "file": "P", "num": 0, "width": 7}),   # R2P PR, R2, 0x7e
     *[(op, "control", c) for op, c in (
@@ -445,7 +467,8 @@ EFFECTS = [
         ("CALL", "call"), ("RET", "return"), ("BSSY", "converge"), ("BSYNC", "converge"), ("BREAK", "converge"),
         ("BMOV", "converge"), ("WARPSYNC", "warpsync"), ("BAR", "barrier"), ("YIELD", "yield"),
         ("MEMBAR", "fence"), ("ERRBAR", "fence"), ("CCTL", "fence"), ("CGAERRBAR", "fence"),
-        ("ENDCOLLECTIVE", "converge"))],
+        ("ENDCOLLECTIVE", "converge"), ("NANOSLEEP", "yield"), ("DEPBAR", "fence"), ("LDGDEPBAR", "fence"),
+        ("BPT", "exit"))],   # BPT.TRAP ends the thread (the launch fails)
 ]
 
 # Printing aliases: nvdisasm renames IMAD by its operand values.  These are hypotheses
@@ -465,13 +488,15 @@ ALIASES = {
 # ---------------------------------------------------------------------------------------
 # Oracle access, batched.
 # ---------------------------------------------------------------------------------------
-def nvdisasm_batch(words: list[int]) -> list[str | None]:
+def nvdisasm_batch(words: list[int], arch: str | None = None) -> list[str | None]:
     """Disassemble 128-bit words placed at 0x0, 0x10, ...; None for an illegal word.
 
     nvdisasm refuses the whole file when any word is illegal but names each bad address,
     so a second run with those words replaced by a word it did not complain about gives
-    the rest (in place, so that branch targets keep their addresses)."""
+    the rest (in place, so that branch targets keep their addresses).  `arch`: 'sm_90'
+    (default: the architecture being learned)."""
     nvdisasm = str(oracle.require("nvdisasm"))
+    target = arch.replace("sm_", "SM") if arch else NVDISASM_ARCH
     illegal: set[int] = set()
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "words.bin"
@@ -481,7 +506,7 @@ def nvdisasm_batch(words: list[int]) -> list[str | None]:
                 return [None] * len(words)
             raw.write_bytes(b"".join(
                 (fine[0] if i in illegal else w).to_bytes(16, "little") for i, w in enumerate(words)))
-            proc = subprocess.run([nvdisasm, "-ndf", "-b", NVDISASM_ARCH, str(raw)], capture_output=True, text=True)
+            proc = subprocess.run([nvdisasm, "-ndf", "-b", target, str(raw)], capture_output=True, text=True)
             bad = {int(a, 16) // 16 for a in re.findall(r"at address 0x([0-9a-fA-F]+)", proc.stderr)}
             if proc.returncode == 0 and not bad:
                 break
@@ -529,10 +554,25 @@ def compile_testsuite(tmp: Path) -> list[Path]:
         return [p for p in pool.map(one, sorted((ROOT / "testsuite").glob("*.cu"))) if p]
 
 
-def compile_probes(tmp: Path) -> Path:
-    ptx = tmp / "probes.ptx"
-    ptx.write_text(probe_ptx())
-    return oracle.ptxas(ptx, tmp / "probes.cubin", ARCH)
+def compile_probes(tmp: Path, probes: dict | None = None) -> Path:
+    """ptxas's cubin of the probes; a kernel ptxas refuses for ARCH (a type the
+    instruction does not take there) is left out, and said so."""
+    probes = dict(all_probes() if probes is None else probes)
+    ptx, cubin = tmp / "probes.ptx", tmp / "probes.cubin"
+    for _ in range(100):
+        text, starts = probe_ptx(probes)
+        ptx.write_text(text)
+        proc = oracle.run("ptxas", f"-arch={ARCH}", "-o", str(cubin), str(ptx), check=False)
+        if proc.returncode == 0:
+            return cubin
+        lines = {int(n) for n in re.findall(r"line (\d+); (?:error|fatal)", proc.stderr)}
+        bad = {next(name for first, name in reversed(starts) if first <= n) for n in lines if n >= starts[0][0]}
+        if not bad:
+            raise RuntimeError(f"ptxas refuses the probes:\n{proc.stderr[:2000]}")
+        for name in bad:
+            print(f"probe {name}: ptxas refuses it for {ARCH}", file=sys.stderr)
+            del probes[name]
+    raise RuntimeError("ptxas keeps refusing probes")
 
 
 # ---------------------------------------------------------------------------------------
@@ -815,6 +855,7 @@ class Draft:
     derived: bool = False                          # an opcode bit away from a ptxas word
     parent_operand_bits: set = field(default_factory=set)
     omit_zero: set = field(default_factory=set)    # operands nvdisasm hides when RZ/PT
+    shape_bits: set = field(default_factory=set)   # bits whose flip gives the op in another shape
     floats: dict = field(default_factory=dict)     # operand index -> f16 / f32 / f64
     rz_base: dict = field(default_factory=dict)    # memory operand index -> 'omit' / 'keep'
     names_if: dict = field(default_factory=dict)   # named part -> [((field bits, value), {value: text})]
@@ -891,7 +932,13 @@ def learn_bits(drafts: list[Draft], log) -> list[tuple[int, str]]:
                         new.operands[j]["kind"] = "T"
                 if b < 12 and new.op == base.op and shape_key(new) != shape_key(base):
                     neighbours.setdefault(shape_key(new), (d.word ^ (1 << b), t, d))
+                    d.shape_bits.add(b)
                 new = restore_hidden_zero(base, new)
+                if b >= 12 and new.op == base.op and structure(new) != structure(base) and readable(new):
+                    # another operand shape of the same operation (ULEA's .HI adds an operand,
+                    # an address gains a +UR): as much a neighbour as an opcode bit's
+                    neighbours.setdefault(shape_key(new), (d.word ^ (1 << b), t, d))
+                    d.shape_bits.add(b)
             addr = base_addr + (1 + k) * 16
             c = classify(base, new, d.targets, addr, base_addr)
             if c[0] == "guard":
@@ -900,6 +947,34 @@ def learn_bits(drafts: list[Draft], log) -> list[tuple[int, str]]:
             flips[b] = (new, addr)
         build_fields(d, flips, log)
     return [(w, t, operand_bits(parent)) for w, t, parent in neighbours.values()]
+
+
+SHAPE_ROUNDS = 6           # neighbours of neighbours: how far the shape search goes
+MAX_SHAPE_BITS = 6         # all subsets of that many shape bits, only pairs beyond
+
+
+def shape_combinations(drafts: list[Draft], log) -> list[tuple[int, str, set]]:
+    """Words two or more shape bits away: each shape bit alone gives the operation with
+    another operand kind (IMNMX's bits 10 and 11 each: an immediate, a constant), some
+    kinds need several (both: a uniform register).  Every subset of a draft's shape bits
+    is asked for (pairs only where there are many); [(word, text, parent's operand
+    bits)] of those that print the same operation."""
+    jobs, words = [], []
+    for d in drafts:
+        bits = sorted(d.shape_bits)
+        sizes = range(2, len(bits) + 1) if len(bits) <= MAX_SHAPE_BITS else (2,)
+        for size in sizes:
+            for subset in itertools.combinations(bits, size):
+                jobs.append(d)
+                words.append(d.word ^ sum(1 << b for b in subset))
+    out = []
+    for d, w, t in zip(jobs, words, nvdisasm_batch(words) if words else []):
+        if t is None:
+            continue
+        p = parse_instr(t)
+        if p.op == d.parsed.op and shape_key(p) != shape_key(d.parsed):
+            out.append((w, t, operand_bits(d)))
+    return out
 
 
 def unhide(drafts: list[Draft], log) -> dict:
@@ -1092,49 +1167,13 @@ def learn_reuse_and_aliases(drafts: list[Draft], log) -> None:
     ctrl_mask = sum(1 << b for b in CTRL_BITS)
     words, jobs = [], []
     for d in drafts:
-        w = d.word
-        regs = [j for j, o in enumerate(d.parsed.operands) if o["kind"] == "R" and ("op", j, "num") in d.numeric]
-        for n, j in enumerate(regs):
-            w = field_put(w, d.numeric[("op", j, "num")][0], 10 + n)
-        for ctrl in REUSE_CTRLS:
-            for k in range(len(REUSE_BITS)):
-                jobs.append((d, "reuse", k))
-                words.append(w & ~ctrl_mask | Control(*ctrl, reuse=1 << k).pack() << 105)
-        for token, alternatives in ALIASES.get(d.parsed.op, []):
-            for alt in alternatives:
-                wa = alias_word(d, alt)
-                if wa is not None:
-                    jobs.append((d, "alias", (token, alt)))
-                    words.append(wa)
-        if d.parsed.op in ALIASES:
-            jobs.append((d, "no alias", None))
-            words.append(alias_word(d, {}))
-        for j, o in enumerate(d.parsed.operands):
-            if o["kind"] in ZERO and ("op", j, "num") in d.numeric:
-                w = field_put(d.word, d.numeric[("op", j, "num")][0], ZERO[o["kind"]])
-                for flag in ("inv", "neg", "abs"):
-                    if ("op", j, flag) in d.numeric:
-                        w = field_put(w, d.numeric[("op", j, flag)][0], 0)
-                jobs.append((d, "omit", j))
-                words.append(w)
-            elif o["kind"] == "I" and ("op", j, "value") in d.numeric:  # BRX R4 0x0 prints `BRX R4 ;`
-                jobs.append((d, "omit", j))
-                words.append(field_put(d.word, d.numeric[("op", j, "value")][0], 0))
-            if o["kind"] == "C" and ("op", j, "index") in d.numeric:
-                w = field_put(d.word, d.numeric[("op", j, "index")][0], ZERO[o["index_file"]])
-                w = field_put(w, d.numeric[("op", j, "offset")][0], 8)
-                jobs.append((d, "rz_base", (j, "URZ" if o["index_file"] == "UR" else "RZ")))
-                words.append(w)
-            if o["kind"] == "M" and ("op", j, "base") in d.numeric and ("op", j, "offset") in d.numeric:
-                w = field_put(d.word, d.numeric[("op", j, "base")][0], ZERO["R"])
-                w = field_put(w, d.numeric[("op", j, "offset")][0], 8)
-                if ("op", j, "scale") in d.names:  # a scale keeps RZ in sight: [RZ.X4+URZ]
-                    bits, names = d.names[("op", j, "scale")]
-                    plain = [v for v, t in names.items() if t == ""]
-                    if plain:
-                        w = set_bits(w, bits, plain[0])
-                jobs.append((d, "rz_base", (j, "RZ")))
-                words.append(w)
+        mark = len(words)
+        try:
+            probe_reuse_and_aliases(d, words, jobs)
+        except TableError:  # a value the draft's fields cannot hold (a derived form's odd field)
+            del words[mark:], jobs[mark:]
+            log(f"  {d.parsed.op}: reuse/alias probes skipped")
+
     texts = nvdisasm_batch(words)
     for (d, what, arg), t in zip(jobs, texts):
         if t is None:
@@ -1164,6 +1203,56 @@ def learn_reuse_and_aliases(drafts: list[Draft], log) -> None:
     order = {t: i for op_rules in ALIASES.values() for i, (t, _) in enumerate(op_rules)}
     for d in drafts:
         d.aliases.sort(key=lambda r: order[r[0]])
+
+
+
+def probe_reuse_and_aliases(d: Draft, words: list, jobs: list) -> None:
+    """The words learn_reuse_and_aliases asks about for one draft."""
+    from ptxc.sass.ir import Control
+    ctrl_mask = sum(1 << b for b in CTRL_BITS)
+    w = d.word
+    regs = [j for j, o in enumerate(d.parsed.operands) if o["kind"] == "R" and ("op", j, "num") in d.numeric]
+    for n, j in enumerate(regs):
+        w = field_put(w, d.numeric[("op", j, "num")][0], 10 + n)
+    for ctrl in REUSE_CTRLS:
+        for k in range(len(REUSE_BITS)):
+            jobs.append((d, "reuse", k))
+            words.append(w & ~ctrl_mask | Control(*ctrl, reuse=1 << k).pack() << 105)
+    for token, alternatives in ALIASES.get(d.parsed.op, []):
+        for alt in alternatives:
+            wa = alias_word(d, alt)
+            if wa is not None:
+                jobs.append((d, "alias", (token, alt)))
+                words.append(wa)
+    if d.parsed.op in ALIASES:
+        jobs.append((d, "no alias", None))
+        words.append(alias_word(d, {}))
+    for j, o in enumerate(d.parsed.operands):
+        if o["kind"] in ZERO and ("op", j, "num") in d.numeric:
+            w = field_put(d.word, d.numeric[("op", j, "num")][0], ZERO[o["kind"]])
+            for flag in ("inv", "neg", "abs"):
+                if ("op", j, flag) in d.numeric:
+                    w = field_put(w, d.numeric[("op", j, flag)][0], 0)
+            jobs.append((d, "omit", j))
+            words.append(w)
+        elif o["kind"] == "I" and ("op", j, "value") in d.numeric:  # BRX R4 0x0 prints `BRX R4 ;`
+            jobs.append((d, "omit", j))
+            words.append(field_put(d.word, d.numeric[("op", j, "value")][0], 0))
+        if o["kind"] == "C" and ("op", j, "index") in d.numeric:
+            w = field_put(d.word, d.numeric[("op", j, "index")][0], ZERO[o["index_file"]])
+            w = field_put(w, d.numeric[("op", j, "offset")][0], 8)
+            jobs.append((d, "rz_base", (j, "URZ" if o["index_file"] == "UR" else "RZ")))
+            words.append(w)
+        if o["kind"] == "M" and ("op", j, "base") in d.numeric and ("op", j, "offset") in d.numeric:
+            w = field_put(d.word, d.numeric[("op", j, "base")][0], ZERO["R"])
+            w = field_put(w, d.numeric[("op", j, "offset")][0], 8)
+            if ("op", j, "scale") in d.names:  # a scale keeps RZ in sight: [RZ.X4+URZ]
+                bits, names = d.names[("op", j, "scale")]
+                plain = [v for v, t in names.items() if t == ""]
+                if plain:
+                    w = set_bits(w, bits, plain[0])
+            jobs.append((d, "rz_base", (j, "RZ")))
+            words.append(w)
 
 
 def alias_word(d: Draft, alt: dict) -> int | None:
@@ -1761,6 +1850,7 @@ def draft_to_form(d: Draft, log) -> dict:
         if ("guard", part) in d.numeric:
             guard[part] = {"bits": pieces_json(d.numeric[("guard", part)][0])}
     return {
+        "_word": d.word,       # the word it was learned from (for learn_illegal; not written)
         "op": p.op,
         "kinds": ",".join(kinds),
         "example": None,
@@ -1898,6 +1988,7 @@ def merge(forms: list[dict], log) -> list[dict]:
     learned that another could not (a reuse slot) is kept."""
     def shape(f):
         operands = [{k: v for k, v in o.items() if k != "reuse"} for o in f["operands"]]
+        f = {k: v for k, v in f.items() if k != "_word"}
         mods = [m if isinstance(m, str) else {k: v for k, v in m.items() if k != "default"} for m in f["mods"]]
         return json.dumps([f["mask"], int(f["template"], 16) & int(f["mask"], 16), f["kinds"], operands, mods],
                           sort_keys=True)
@@ -1922,6 +2013,126 @@ def merge(forms: list[dict], log) -> list[dict]:
         names[n] = names.get(n, 0) + 1
         merged.append({"name": n if names[n] == 1 else f"{n} #{names[n]}", **f})
     return sorted(merged, key=lambda f: f["name"])
+
+
+# ---------------------------------------------------------------------------------------
+# Which combinations exist: every modifier value with every other and every operand flag.
+# ---------------------------------------------------------------------------------------
+MAX_COMBINATIONS = 1 << 18   # per form; beyond, only pairs are asked (none is that big yet)
+FLAG_NAMES = ("neg", "abs", "inv")
+
+
+def combination_variables(form: dict) -> list[tuple[str, Field, list[int]]]:
+    """(key, field, values) of what a word of this form may vary apart from operand
+    numbers: each modifier field ("3": slot 3) and each operand flag ("2.neg")."""
+    out = []
+    for i, s in enumerate(form["mods"]):
+        if isinstance(s, dict):
+            out.append((str(i), Field(tuple(map(tuple, s["bits"]))), sorted(int(v) for v in s["values"])))
+    for j, o in enumerate(form["operands"]):
+        for flag in FLAG_NAMES:
+            if flag in o["fields"]:
+                out.append((f"{j}.{flag}", Field(tuple(map(tuple, o["fields"][flag]["bits"]))), [0, 1]))
+    return out
+
+
+def combination_prints(form: dict, variables, combo: tuple, base: Parsed, text: str | None) -> bool:
+    """Whether nvdisasm printed a word of `combo` as the table would: the same operation and
+    operand shape, the modifiers of those values, the flags set."""
+    if text is None:
+        return False
+    p = parse_instr(text)
+    if p.shape() != base.shape() or structure(p) != structure(base):
+        return False
+    mods = []
+    values = dict(zip((k for k, _, _ in variables), combo))
+    for i, s in enumerate(form["mods"]):
+        mods += [s] if isinstance(s, str) else s["values"][str(values[str(i)])]
+    if p.mods != tuple(mods):
+        return False
+    for (key, _, _), value in zip(variables, combo):
+        if "." in key:
+            j, flag = key.split(".")
+            if bool(p.operands[int(j)].get(flag)) != bool(value):
+                return False
+    return True
+
+
+def minimal_conflicts(n: int, legal: set, illegal: list) -> list[dict]:
+    """The smallest partial assignments {variable index: value} no confirmed combination
+    extends, enough to cover every illegal one (smaller ones first, none containing
+    another)."""
+    conflicts: list[dict] = []
+    uncovered = set(illegal)
+    for k in range(1, n + 1):
+        if not uncovered:
+            break
+        for subset in itertools.combinations(range(n), k):
+            seen = {tuple(c[i] for i in subset) for c in legal}
+            for a in sorted({tuple(c[i] for i in subset) for c in uncovered} - seen):
+                conflict = dict(zip(subset, a))
+                if not any(all(conflict.get(i) == v for i, v in c.items()) for c in conflicts):
+                    conflicts.append(conflict)
+            uncovered = {c for c in uncovered if not any(all(c[i] == v for i, v in cf.items()) for cf in conflicts)}
+    return conflicts
+
+
+def learn_illegal(forms: list[dict], log) -> None:
+    """Step 7: every combination of each form's modifier values and operand flags, on the
+    word it was learned from, asked of nvdisasm; those it refuses or prints otherwise are
+    the form's `illegal` list (minimal partial combinations), so that the encoder refuses
+    them and the decoder does not read such a word as this form (I2F.U32.RP with a
+    constant-bank source is one: nvdisasm: "Unrecognized operation for functional unit")."""
+    plans = []
+    for f in forms:
+        variables = combination_variables(f)
+        total = 1
+        for _, _, vals in variables:
+            total *= len(vals)
+        if not variables or total == 1:
+            continue
+        base_values = [field.raw(f["_word"]) for _, field, _ in variables]
+        if total <= MAX_COMBINATIONS:
+            combos = list(itertools.product(*(vals for _, _, vals in variables)))
+        else:  # each pair of variables over all their values, the rest as learned
+            combos = set()
+            for a, b in itertools.combinations(range(len(variables)), 2):
+                for va in variables[a][2]:
+                    for vb in variables[b][2]:
+                        c = list(base_values)
+                        c[a], c[b] = va, vb
+                        combos.add(tuple(c))
+            combos = sorted(combos)
+            f.setdefault("notes", []).append(f"{total} combinations: only pairs of modifier values checked")
+        words = []
+        for combo in combos:
+            w = f["_word"]
+            for (_, field, _), value in zip(variables, combo):
+                w = field.put(w, value)
+            words.append(w)
+        plans.append((f, variables, combos, words))
+    all_words = [w for *_, words in plans for w in words]
+    log(f"asking nvdisasm about {len(all_words)} combinations of {len(plans)} forms")
+    texts = []
+    for start in range(0, len(all_words), 50000):
+        texts += nvdisasm_batch(all_words[start:start + 50000])
+    at = 0
+    for f, variables, combos, words in plans:
+        base_text = texts[at + combos.index(tuple(field.raw(f["_word"]) for _, field, _ in variables))]
+        if base_text is None:
+            raise RuntimeError(f"{f['name']}: nvdisasm refuses the word it was learned from")
+        base = parse_instr(base_text)
+        legal, illegal = set(), []
+        for k, combo in enumerate(combos):
+            (legal.add(combo) if combination_prints(f, variables, combo, base, texts[at + k]) else illegal.append(combo))
+        at += len(combos)
+        if not illegal:
+            continue
+        if not legal:
+            raise RuntimeError(f"{f['name']}: nvdisasm refuses every combination of its modifiers")
+        conflicts = minimal_conflicts(len(variables), legal, illegal)
+        f["illegal"] = [{variables[i][0]: v for i, v in sorted(c.items())} for c in conflicts]
+        log(f"  {f['name']}: {len(illegal)} of {len(combos)} combinations refused: {len(conflicts)} rules")
 
 
 def compile_frontend_ptx(tmp: Path) -> list[Path]:
@@ -1976,16 +2187,27 @@ def learn(words, verbose: bool = False, only: str | None = None) -> dict:
     learn_bits(list(again.values()), log)
     drafts = [again.get(id(d), d) for d in drafts]
     known = {shape_key(d.parsed) for d in drafts}
-    more = [(w, t, bits) for w, t, bits in neighbours
-            if shape_key(parse_instr(t)) not in known and readable(parse_instr(t))]
-    log(f"{len(more)} more shapes one opcode bit away")
-    more_drafts = [Draft(w, 0, parse_instr(t), tg, derived=True, parent_operand_bits=bits)
-                   for (w, t, bits), tg in zip(more, find_targets([(w, t) for w, t, _ in more], log))]
-    learn_bits(more_drafts, log)
-    again = unhide(more_drafts, log)
-    learn_bits(list(again.values()), log)
-    drafts += [again.get(id(d), d) for d in more_drafts]
-    reps += [(w, t + "  (an opcode bit away from a ptxas word)") for w, t, _ in more]
+    frontier = drafts
+    for round_ in range(SHAPE_ROUNDS):  # every operand shape the encodings have, to a fixed point
+        neighbours += shape_combinations(frontier, log)
+        more, seen = [], set()
+        for w, t, bits in neighbours:
+            key = shape_key(parse_instr(t))
+            if key not in known and key not in seen and readable(parse_instr(t)):
+                seen.add(key)
+                more.append((w, t, bits))
+        log(f"round {round_}: {len(more)} more shapes some opcode bits away")
+        if not more:
+            break
+        known |= seen
+        more_drafts = [Draft(w, 0, parse_instr(t), tg, derived=True, parent_operand_bits=bits)
+                       for (w, t, bits), tg in zip(more, find_targets([(w, t) for w, t, _ in more], log))]
+        neighbours = learn_bits(more_drafts, log)
+        again = unhide(more_drafts, log)
+        learn_bits(list(again.values()), log)
+        frontier = [again.get(id(d), d) for d in more_drafts]
+        drafts += frontier
+        reps += [(w, t + "  (an opcode bit away from a ptxas word)") for w, t, _ in more]
     enumerate_values(drafts, log)
     fix_dependent_flags(drafts, log)
     fix_hiding_mods(drafts, log)
@@ -2007,6 +2229,9 @@ def learn(words, verbose: bool = False, only: str | None = None) -> dict:
         forms.append(f)
         log(f"  {text:55s} -> {form_name(f)}")
     forms = merge(forms, log)
+    learn_illegal(forms, log)
+    for f in forms:
+        del f["_word"]
     version = next(line for line in oracle.run("nvdisasm", "--version").stdout.splitlines() if "release" in line)
     return {
         "comment": "generated by scripts/learn_sm89_table.py; do not edit",
@@ -2100,11 +2325,18 @@ def main(argv=None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--no-verify", action="store_true")
     ap.add_argument("--only", metavar="REGEX", help="learn only the words whose text matches (to debug)")
+    ap.add_argument("--words", type=Path, metavar="FILE",
+                    help="keep the tools' words in FILE and read them from there next time (to debug)")
     ap.add_argument("--samples", type=int, default=40, help="random encodings per form to verify")
     args = ap.parse_args(argv)
     set_arch(args.arch)
     args.out = args.out or OUT
-    words = tool_words()
+    if args.words and args.words.exists():   # while working on the script: skip the compiles
+        words = [tuple(w) for w in json.loads(args.words.read_text())]
+    else:
+        words = tool_words()
+        if args.words:
+            args.words.write_text(json.dumps(words))
     table = learn(words, args.verbose, args.only)
     write(table, args.out)
     print(f"wrote {args.out}: {len(table['forms'])} forms of {len({f['op'] for f in table['forms']})} operations")

@@ -368,7 +368,7 @@ def encode_src(op, wide: bool) -> tuple[int, int, int]:
             value = op.bits
         return I.K_IMM, _signed64(value), wide_flag
     if isinstance(op, CBank):
-        flags = (I.FL_NEG if op.neg else 0) | (I.FL_ABS if op.abs else 0) | wide_flag
+        flags = (I.FL_NEG if op.neg else 0) | (I.FL_ABS if op.abs else 0) | (I.FL_INV if op.inv else 0) | wide_flag
         index = cbank_index(op)
         if index is not None:
             if index.file == "UR":

@@ -4,7 +4,9 @@ The opcode (low 12 bits) picks candidate forms, the most specific first; the fir
 fixed bits match and whose modifier fields hold known values gives the instruction:
 physical registers (with their widths), the guard, and the control word.  A word no form
 explains decodes to op "UNKNOWN" carrying the raw word, which prints as such and encodes
-back unchanged.
+back unchanged; so does a word holding a combination of modifiers and operand flags the
+form records as `illegal` (never confirmed by nvdisasm): the emulator stops on it rather
+than guess what the hardware would do.
 """
 from __future__ import annotations
 
@@ -58,6 +60,8 @@ def decode_form(form: Form, word: int, addr: int) -> Instr | None:
         if op is None:
             return None
         operands.append(op)
+    if form.illegal and form.refused(values, operands) is not None:
+        return None    # a combination nvdisasm refuses: not this form's word
     token = alias_for(form, operands)
     if token:
         mods.insert(0, token)
@@ -97,7 +101,7 @@ def decode_operand(spec: OperandSpec, word: int, addr: int, mods: tuple, values:
     if spec.kind == "cbank":
         flags = _flags(spec, word)
         index = Reg(spec.index_file, f["index"].raw(word)) if "index" in f else None
-        return make_cbank(f["bank"].raw(word), f["offset"].get(word), flags["neg"], flags["abs"], index)
+        return make_cbank(f["bank"].raw(word), f["offset"].get(word), flags["neg"], flags["abs"], index, flags["inv"])
     if spec.kind == "imm":
         return Imm(f["value"].raw(word))
     if spec.kind == "fimm":

@@ -68,6 +68,10 @@ def encode_form(form: Form, values: dict, instr: Instr, addr: int, operands: lis
         word = form.guard_inv.put(word, int(pred is not None and pred.inv))
     elif pred is not None:
         raise EncodeError(f"{form.name} takes no guard predicate")
+    if form.illegal:
+        combo = form.refused(values, operands)
+        if combo is not None:
+            raise EncodeError(f"{instr.name}: never confirmed by nvdisasm, which refuses {form.describe(combo)}")
     for spec, op in zip(form.operands, operands):
         word = encode_operand(word, spec, op, addr, values)
     return word | instr.ctrl.pack() << CTRL_SHIFT

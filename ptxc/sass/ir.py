@@ -77,6 +77,7 @@ class CBank:
     neg: bool = False
     abs: bool = False
     index: "Reg | None" = None   # `c[0x3][R8+0x100]`, `c[0x3][UR4]`
+    inv: bool = False            # `~c[0x0][0x164]`: the bitwise complement (IMAD.X, IADD3.X)
 
 
 @dataclass(frozen=True, slots=True)

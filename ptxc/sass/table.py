@@ -14,7 +14,7 @@ import itertools
 import json
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -76,10 +76,11 @@ def make_reg(file: str, num: int, width: int = 1, neg: bool = False, abs: bool =
     return Reg(file, num, width=width, neg=neg, abs=abs, inv=inv)
 
 
-def make_cbank(bank: int, offset: int, neg: bool = False, abs: bool = False, index: Reg | None = None) -> CBank:
+def make_cbank(bank: int, offset: int, neg: bool = False, abs: bool = False, index: Reg | None = None,
+               inv: bool = False) -> CBank:
     if index is not None or IndexedCBank is CBank:
-        return IndexedCBank(bank, offset, neg=neg, abs=abs, index=index)
-    return CBank(bank, offset, neg=neg, abs=abs)
+        return IndexedCBank(bank, offset, neg=neg, abs=abs, index=index, inv=inv)
+    return CBank(bank, offset, neg=neg, abs=abs, inv=inv)
 
 
 def make_mem(base: Reg | None, offset: int = 0, ubase: Reg | None = None, desc: Reg | None = None) -> Mem:
@@ -275,6 +276,10 @@ class Form:
     effects: dict = field(default_factory=dict)
     example: str = ""
     free: int = 0                  # bits no field or opcode claims: as `template` has them
+    # Combinations of modifier values and operand flags nvdisasm refuses (or prints as
+    # something else): each a tuple of (slot index, value) and ((operand index, flag),
+    # value) pairs that must not all hold.  Everything else was confirmed.
+    illegal: tuple = ()
     # The template with the modifier fields stored, per their values (encode_form's
     # first step; a per-process memo of table data, like Table.mods_cache).
     slot_words: dict = field(default_factory=dict, repr=False, compare=False)
@@ -290,6 +295,31 @@ class Form:
 
     def ndsts(self) -> int:
         return sum(1 for o in self.operands if o.role == "dst")
+
+    def refused(self, values: dict, operands: list) -> tuple | None:
+        """The illegal combination (see `illegal`) these modifier field values and
+        operands hold, or None: such a word was never confirmed by nvdisasm."""
+        for combo in self.illegal:
+            for key, value in combo:
+                if isinstance(key, int):
+                    held = values.get(key)
+                else:
+                    held = int(bool(getattr(operands[key[0]], key[1], False)))
+                if held != value:
+                    break
+            else:
+                return combo
+        return None
+
+    def describe(self, combo: tuple) -> str:
+        """An illegal combination in words: `I2F R,C: modifiers U32, RP` / `operand 2 inv`."""
+        parts = []
+        for key, value in combo:
+            if isinstance(key, int):
+                parts.append(".".join(self.slots[key].values[value]) or f"(slot {key} = {value})")
+            else:
+                parts.append(f"{'' if value else 'no '}{key[1]} on operand {key[0]}")
+        return f"{self.name}: {' with '.join(parts)}"
 
 
 @dataclass
@@ -400,7 +430,16 @@ def _form(d: dict) -> Form:
         guard_file=d["guard"].get("file", "P"),
         slots=slots, operands=operands, aliases=aliases,
         latency=d["latency"], space_if=tuple(d["space_before_semicolon_if"]), effects=d.get("effects", {}),
-        example=d.get("example") or "", free=~claimed & ((1 << 128) - 1))
+        example=d.get("example") or "", free=~claimed & ((1 << 128) - 1),
+        illegal=tuple(tuple((_illegal_key(k), v) for k, v in sorted(c.items())) for c in d.get("illegal", ())))
+
+
+def _illegal_key(key: str):
+    """"3" is modifier slot 3; "2.neg" the neg flag of operand 2."""
+    if "." in key:
+        j, flag = key.split(".")
+        return (int(j), flag)
+    return int(key)
 
 
 @lru_cache(maxsize=None)
@@ -603,14 +642,26 @@ def random_instr(form: Form, rng: random.Random, addr: int = 0, ctrl: Control | 
     """A random instruction of this form: registers and numbers anywhere in their fields,
     special values (RZ, 0, 1, powers of 2) often, each modifier field at its default or
     at a random value."""
-    values = {}
-    for i, slot in enumerate(form.slots):
-        if not isinstance(slot, str):
-            values[i] = slot.default if rng.random() < 0.5 else rng.choice(sorted(slot.values))
+    for _ in range(50):     # a combination nvdisasm confirmed (most are)
+        values = {}
+        for i, slot in enumerate(form.slots):
+            if not isinstance(slot, str):
+                values[i] = slot.default if rng.random() < 0.5 else rng.choice(sorted(slot.values))
+        if not any(all(values.get(k) == v for k, v in combo if isinstance(k, int)) for combo in form.illegal
+                   if all(isinstance(k, int) for k, _ in combo)):
+            break
+    else:
+        values = {i: slot.default for i, slot in enumerate(form.slots) if not isinstance(slot, str)}
     mods = []
     for i, slot in enumerate(form.slots):
         mods += [slot] if isinstance(slot, str) else list(slot.values[values[i]])
-    operands = [_random_operand(spec, rng, form.op, tuple(mods), values, addr) for spec in form.operands]
+    for _ in range(50):
+        operands = [_random_operand(spec, rng, form.op, tuple(mods), values, addr) for spec in form.operands]
+        if form.refused(values, operands) is None:
+            break
+    else:
+        operands = [_clear_flags(_random_operand(spec, rng, form.op, tuple(mods), values, addr), spec)
+                    for spec in form.operands]
     pred = None
     if form.guard_num is not None and rng.random() < 0.3:
         pred = Reg(form.guard_file, rng.randrange(8), inv=rng.random() < 0.5 and form.guard_inv is not None)
@@ -628,6 +679,12 @@ def random_instr(form: Form, rng: random.Random, addr: int = 0, ctrl: Control | 
     mods = ([token] if token else []) + mods
     n = form.ndsts()
     return Instr(form.op, tuple(mods), operands[:n], operands[n:], pred, ctrl)
+
+
+def _clear_flags(op, spec: OperandSpec):
+    """The operand without the flags it may go without (those it has fields for)."""
+    flags = {flag: False for flag, _ in spec.flag_fields if getattr(op, flag, False)}
+    return replace(op, **flags) if flags else op
 
 
 def _random_number(f: Field, rng: random.Random, special=(0, 1, 2, 4, 8, 0x10)) -> int:
@@ -675,7 +732,7 @@ def _random_operand(spec: OperandSpec, rng: random.Random, op: str, mods: tuple,
         if "index" in f:
             index = Reg(spec.index_file, _random_reg_num(spec, "index", spec.index_file, rng))
         return make_cbank(_random_number(f["bank"], rng, (0, 1, 3)), _random_number(f["offset"], rng, (0, 0x40, 0x58)),
-                          flags["neg"], flags["abs"], index)
+                          flags["neg"], flags["abs"], index, flags["inv"])
     if spec.kind == "imm":
         v = f["value"]
         return Imm((_random_number(v, rng) - v.bias) & ((1 << v.top) - 1))
