@@ -604,32 +604,59 @@ def h2f(h):
 
 
 @njit(cache=True)
-def round16(s, t):
-    """f16 bits nearest (ties to even) to the exact value s + t."""
+def round_small(s, t, mode, man, emin, inf_bits):
+    """Bits of the binary16-like format (`man` fraction bits, smallest normal exponent
+    `emin`, +infinity `inf_bits`) nearest in `mode` to the exact value s + t; NaN gives
+    the canonical 0x7FFF.  f16: (10, -14, 0x7C00); bfloat16: (7, -126, 0x7F80)."""
     if s != s:
         return NAN16
     sign = 0
-    if s < 0.0 or (s == 0.0 and t < 0.0):
-        sign = 0x8000
+    if s < 0.0 or (s == 0.0 and (t < 0.0 or (t == 0.0 and math.copysign(1.0, s) < 0.0))):
+        sign = 0x8000          # -0.0 keeps its sign
         s, t = -s, -t
     if s == math.inf:
-        return sign | 0x7C00
-    if s < 2.0 ** -14:
-        ulp = 2.0 ** -24
+        return sign | inf_bits
+    if s < 2.0 ** emin:
+        ulp = 2.0 ** (emin - man)
         base = 0
     else:
         e = math.frexp(s)[1] - 1          # s in [2^e, 2^(e+1))
-        ulp = 2.0 ** (e - 10)
-        base = (e + 15) << 10
+        ulp = 2.0 ** (e - man)
+        base = (e - emin + 1) << man
     q = s / ulp
     n = math.floor(q)
     frac = q - n
-    if frac > 0.5 or (frac == 0.5 and (t > 0.0 or (t == 0.0 and int(n) % 2 == 1))):
-        n += 1.0
-    if base == 0:
-        bits = int(n)
-    else:
-        bits = base + int(n) - 1024
-    if bits >= 0x7C00:
-        bits = 0x7C00
+    bits = int(n) if base == 0 else base + int(n) - (1 << man)
+    negative = sign != 0
+    away = (mode == RP and not negative) or (mode == RM and negative)
+    if mode == RN:
+        if frac > 0.5 or (frac == 0.5 and (t > 0.0 or (t == 0.0 and int(n) % 2 == 1))):
+            bits += 1
+    elif away:
+        if frac > 0.0 or t > 0.0:
+            bits += 1
+    elif frac == 0.0 and t < 0.0:         # toward zero, just below a representable magnitude
+        bits -= 1
+    if bits >= inf_bits:
+        bits = inf_bits if mode == RN or away else inf_bits - 1
     return sign | bits
+
+
+@njit(cache=True)
+def round16(s, t):
+    """f16 bits nearest (ties to even) to the exact value s + t."""
+    return round_small(s, t, RN, 10, -14, 0x7C00)
+
+
+@njit(cache=True)
+def round_half(s, t, mode, bf16):
+    """f16 or bfloat16 bits of s + t rounded in `mode`."""
+    if bf16:
+        return round_small(s, t, mode, 7, -126, 0x7F80)
+    return round_small(s, t, mode, 10, -14, 0x7C00)
+
+
+@njit(cache=True)
+def bf2f(h):
+    """float64 value of bfloat16 bits (the top half of an f32)."""
+    return np.float64(f32((h & 0xFFFF) << 16))

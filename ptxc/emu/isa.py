@@ -88,6 +88,9 @@ IT_SHIFT = 12
 # F2F: source f64 bit (M_F64), destination f64 bit; f16 source / destination
 M_DST64 = 1 << 15
 M_SRC16, M_DST16 = 1 << 16, 1 << 17
+# the 16-bit values are bfloat16 (HADD2/HMUL2/HFMA2/HMNMX2/HSETP2 .BF16_V2; F2FP/F2F .BF16);
+# F2FP.RELU clamps negative results to +0
+M_BF16, M_RELU = 1 << 18, 1 << 19
 # memory: size in bytes in bits 0..4, signed bit 5
 M_SIGNED = 1 << 5
 # ULDC.U8/.S8/.U16/.S16 (a MOV from the constant bank): keep the low byte / half, M_SIGNED extends

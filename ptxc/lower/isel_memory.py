@@ -172,7 +172,13 @@ def ld_param(s: Selector, d, addr: ptx.Address, t: str, count: int):
             _load_narrow_constant(s, dst, CBank(0, where & ~3), where & 3, elem, t)
             continue
         if dst.width == 2 and elem == 4:
-            raise Unsupported("a 32-bit parameter loaded into a 64-bit register")
+            # a wider destination: sign-extended for signed types, else zero-extended
+            s.emit("MOV", (), [half(dst, 0)], [CBank(0, where)], comment="parameter")
+            if t.startswith("s"):
+                s.emit("SHF", ("R", "S32", "HI"), [half(dst, 1)], [ZERO, Imm(31, "int"), half(dst, 0)])
+            else:
+                s.emit("MOV", (), [half(dst, 1)], [ZERO])
+            continue
         s.emit("MOV", (), [dst], [CBank(0, where)], comment="parameter" + (
             "; pseudo: expand_wide_ops" if dst.width == 2 else ""))
 

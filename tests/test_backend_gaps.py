@@ -1,0 +1,234 @@
+"""PTX forms that nvcc (or hand-written inline PTX) writes and ptxc's backend lowered only
+lately (issue 16): for sm_89 and sm_90, ptxc's cubin of each PTX snippet below and
+ptxas's cubin of the same PTX give the same buffers on the emulator, and nvdisasm reads
+every word ptxc wrote.  The expected values are ptxas's code's, never ptxc's.
+
+The emulator's bfloat16 and rounding arithmetic (shared by both cubins, so the
+comparison above cannot see it) is checked here against references computed from the
+bits: bfloat16 is the top half of an f32, so its correctly rounded value in every mode
+follows from integer arithmetic on the f32's bits; f16 ties-to-even against NumPy.
+"""
+from __future__ import annotations
+
+import struct
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptxc import oracle
+
+ARCHS = ["sm_89", "sm_90"]
+HEADER = ".version 8.8\n.target {arch}\n.address_size 64\n"
+
+# name -> (archs, launch line, PTX body).  `{arch}` is filled in.
+CASES = {
+    # ld.param of a 32-bit parameter into a 64-bit register: sign-extended for .s32,
+    # zero-extended otherwise (what ptxas's code does with each)
+    "ld_param_widen": (ARCHS, "k grid=1 block=1 o=u64[4]:zero n=4000000000 m=-5 b=3000000001", """
+.visible .entry k(.param .u64 o, .param .u32 n, .param .s32 m, .param .b32 b)
+{
+ .reg .b64 %rd<8>;
+ ld.param.u64 %rd1, [o]; cvta.to.global.u64 %rd2, %rd1;
+ ld.param.u32 %rd3, [n]; ld.param.s32 %rd4, [m]; ld.param.b32 %rd5, [b]; ld.param.s32 %rd6, [n];
+ st.global.u64 [%rd2], %rd3; st.global.u64 [%rd2+8], %rd4; st.global.u64 [%rd2+16], %rd5;
+ st.global.u64 [%rd2+24], %rd6;
+ ret;
+}"""),
+    # shfl.sync with both the lane and the clamp in registers (SHFL R, R, R, R), every mode
+    "shfl_reg_clamp": (ARCHS, "k grid=1 block=64 v=u32[64]:rand lane=u32[64]:randint(0,40) c=u32[64]:randint(0,0x1f1f) o=u32[512]:zero",
+                       """
+.visible .entry k(.param .u64 v, .param .u64 lane, .param .u64 c, .param .u64 o)
+{
+ .reg .b32 %r<20>; .reg .b64 %rd<12>; .reg .pred %p<5>;
+ ld.param.u64 %rd1, [v]; ld.param.u64 %rd2, [lane]; ld.param.u64 %rd3, [c]; ld.param.u64 %rd4, [o];
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4;
+ add.s64 %rd6, %rd1, %rd5; add.s64 %rd7, %rd2, %rd5; add.s64 %rd8, %rd3, %rd5; add.s64 %rd9, %rd4, %rd5;
+ ld.global.u32 %r2, [%rd6]; ld.global.u32 %r3, [%rd7]; ld.global.u32 %r4, [%rd8];
+ shfl.sync.idx.b32 %r5|%p1, %r2, %r3, %r4, -1;
+ shfl.sync.up.b32 %r6|%p2, %r2, %r3, %r4, -1;
+ shfl.sync.down.b32 %r7|%p3, %r2, %r3, %r4, -1;
+ shfl.sync.bfly.b32 %r8|%p4, %r2, %r3, %r4, -1;
+ selp.u32 %r9, 1, 0, %p1; selp.u32 %r10, 2, 0, %p2; selp.u32 %r11, 4, 0, %p3; selp.u32 %r12, 8, 0, %p4;
+ or.b32 %r13, %r9, %r10; or.b32 %r13, %r13, %r11; or.b32 %r13, %r13, %r12;
+ st.global.u32 [%rd9], %r5; st.global.u32 [%rd9+256], %r6; st.global.u32 [%rd9+512], %r7;
+ st.global.u32 [%rd9+768], %r8; st.global.u32 [%rd9+1024], %r13;
+ ret;
+}"""),
+    # nanosleep of a register (NANOSLEEP R): a hint, the stores around it stay
+    "nanosleep_reg": (ARCHS, "k grid=1 block=64 o=u32[64]:zero t=u32[64]:randint(0,500)", """
+.visible .entry k(.param .u64 o, .param .u64 t)
+{
+ .reg .b32 %r<6>; .reg .b64 %rd<8>;
+ ld.param.u64 %rd1, [o]; ld.param.u64 %rd2, [t];
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd3, %r1, 4; add.s64 %rd4, %rd1, %rd3; add.s64 %rd5, %rd2, %rd3;
+ ld.global.u32 %r2, [%rd5];
+ nanosleep.u32 %r2;
+ add.s32 %r3, %r2, %r1;
+ nanosleep.u32 20;
+ st.global.u32 [%rd4], %r3;
+ ret;
+}"""),
+    # bfe/bfi with a register position and a constant length and the other way round,
+    # and 64-bit bfe with both constant (through the general 64-bit sequence)
+    "bitfield_mixed": (ARCHS, "k grid=1 block=64 x=u64[64]:rand p=u32[64]:rand o=u64[256]:zero", """
+.visible .entry k(.param .u64 x, .param .u64 p, .param .u64 o)
+{
+ .reg .b32 %r<12>; .reg .b64 %rd<16>;
+ ld.param.u64 %rd1, [x]; ld.param.u64 %rd2, [p]; ld.param.u64 %rd3, [o];
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd4, %r1, 8; mul.wide.u32 %rd5, %r1, 4;
+ add.s64 %rd6, %rd1, %rd4; add.s64 %rd7, %rd2, %rd5; add.s64 %rd8, %rd3, %rd4;
+ ld.global.u64 %rd9, [%rd6]; ld.global.u32 %r2, [%rd7]; cvt.u32.u64 %r3, %rd9;
+ bfe.u32 %r4, %r3, %r2, 9; bfe.s32 %r5, %r3, 7, %r2; bfi.b32 %r6, %r2, %r3, %r2, 5;
+ cvt.u64.u32 %rd10, %r4; st.global.u64 [%rd8], %rd10;
+ cvt.s64.s32 %rd10, %r5; st.global.u64 [%rd8+512], %rd10;
+ cvt.u64.u32 %rd10, %r6; st.global.u64 [%rd8+1024], %rd10;
+ bfe.s64 %rd11, %rd9, 21, 30; st.global.u64 [%rd8+1536], %rd11;
+ ret;
+}"""),
+    # sm_90's bf16 arithmetic PTX (add/sub/mul on bf16 and bf16x2, compares, f64 -> bf16)
+    "bf16_sm90": (["sm_90"], "k grid=1 block=64 x=u32[64]:rand y=u32[64]:rand d=f64[64]:rand o=u32[512]:zero", """
+.visible .entry k(.param .u64 x, .param .u64 y, .param .u64 d, .param .u64 o)
+{
+ .reg .b32 %r<16>; .reg .b16 %rs<8>; .reg .b64 %rd<12>; .reg .f64 %fd<2>; .reg .pred %p<4>;
+ ld.param.u64 %rd1, [x]; ld.param.u64 %rd2, [y]; ld.param.u64 %rd3, [d]; ld.param.u64 %rd4, [o];
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4; mul.wide.u32 %rd6, %r1, 8;
+ add.s64 %rd7, %rd1, %rd5; add.s64 %rd8, %rd2, %rd5; add.s64 %rd9, %rd3, %rd6; add.s64 %rd10, %rd4, %rd5;
+ ld.global.u32 %r2, [%rd7]; ld.global.u32 %r3, [%rd8]; ld.global.f64 %fd1, [%rd9];
+ add.bf16x2 %r4, %r2, %r3; st.global.u32 [%rd10], %r4;
+ sub.rn.bf16x2 %r5, %r2, %r3; st.global.u32 [%rd10+256], %r5;
+ mul.bf16x2 %r6, %r2, %r3; st.global.u32 [%rd10+512], %r6;
+ mov.b32 {%rs1, %rs2}, %r2; mov.b32 {%rs3, %rs4}, %r3;
+ add.bf16 %rs5, %rs1, %rs3; mul.rn.bf16 %rs6, %rs2, %rs4;
+ mov.b32 %r7, {%rs5, %rs6}; st.global.u32 [%rd10+768], %r7;
+ setp.lt.bf16 %p1, %rs1, %rs3; selp.u32 %r8, 1, 0, %p1;
+ setp.geu.bf16x2 %p2|%p3, %r2, %r3; selp.u32 %r9, 2, 0, %p2; selp.u32 %r10, 4, 0, %p3;
+ or.b32 %r8, %r8, %r9; or.b32 %r8, %r8, %r10; st.global.u32 [%rd10+1024], %r8;
+ cvt.f64.bf16 %fd1, %rs5; cvt.rn.f32.f64 %f1, %fd1; mov.b32 %r12, %f1; st.global.u32 [%rd10+1536], %r12;
+ ret;
+}""".replace(".reg .pred %p<4>;", ".reg .pred %p<4>; .reg .f32 %f<2>;")),
+    # f64 -> bf16 (sm_90 PTX): F2F.BF16.F64, every rounding mode
+    "bf16_f64_sm90": (["sm_90"], "k grid=1 block=64 d=f64[64]:rand o=u32[256]:zero", """
+.visible .entry k(.param .u64 d, .param .u64 o)
+{
+ .reg .b32 %r<8>; .reg .b16 %rs<8>; .reg .b64 %rd<8>; .reg .f64 %fd<3>;
+ ld.param.u64 %rd1, [d]; ld.param.u64 %rd2, [o];
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd3, %r1, 4; mul.wide.u32 %rd4, %r1, 8;
+ add.s64 %rd5, %rd1, %rd4; add.s64 %rd6, %rd2, %rd3;
+ ld.global.f64 %fd1, [%rd5]; mul.f64 %fd2, %fd1, 0d3800000000000000;
+ cvt.rn.bf16.f64 %rs1, %fd1; cvt.rz.bf16.f64 %rs2, %fd1; cvt.rm.bf16.f64 %rs3, %fd2; cvt.rp.bf16.f64 %rs4, %fd2;
+ mov.b32 %r2, {%rs1, %rs2}; mov.b32 %r3, {%rs3, %rs4};
+ st.global.u32 [%rd6], %r2; st.global.u32 [%rd6+256], %r3;
+ ret;
+}"""),
+}
+
+
+def params(kind):
+    return [(name, arch) for name, (archs, _l, _b) in sorted(CASES.items()) for arch in archs]
+
+
+def ptx_text(name: str, arch: str) -> str:
+    _archs, launch, body = CASES[name]
+    return f"// LAUNCH: {launch}\n" + HEADER.format(arch=arch) + body + "\n"
+
+
+def ptxc_cubin(text: str, arch: str, filename: str) -> bytes:
+    from ptxc.driver import cubin_bytes, load_module, lower_module
+    from ptxc.lower.pipeline import Options
+    module = load_module(filename, text, arch)
+    return cubin_bytes(lower_module(module, Options(arch=arch, filename=filename)), arch)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name,arch", params(None))
+def test_ptxc_cubin_gives_ptxas_buffers(name, arch):
+    from ptxc.emu.launch_spec import parse_file
+    from ptxc.emu.specrun import differences, run_launches
+    text = ptx_text(name, arch)
+    with tempfile.TemporaryDirectory() as tmp:
+        ptx = Path(tmp) / f"{name}.ptx"
+        ptx.write_text(text)
+        theirs = oracle.ptxas(ptx, Path(tmp) / "ptxas.cubin", arch).read_bytes()
+        ours = ptxc_cubin(text, arch, str(ptx))
+        mine = Path(tmp) / "ptxc.cubin"
+        mine.write_bytes(ours)
+        proc = oracle.run("nvdisasm", str(mine), check=False)
+        assert proc.returncode == 0 and not proc.stderr.strip(), proc.stderr
+    launches = parse_file(text, f"{name}.ptx")
+    expected = run_launches(theirs, launches, text, f"{name}.ptx")
+    got = run_launches(ours, launches, text, f"{name}.ptx", check_hazards=True)
+    assert not got.hazards, got.hazards[:3]
+    report = []
+    for buffer, values in expected.buffers.items():
+        diffs = differences(buffer, values, got.buffers[buffer], 0)
+        if diffs:
+            report.append(f"{buffer}: {len(diffs)} differ, first {diffs[:3]}")
+    assert not report, "\n".join(report)
+
+
+# ---- the emulator's half-precision rounding, against the bits ------------------------------------
+def f32_bits(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.int64)
+
+
+def bf16_reference(bits: int, mode: str) -> int:
+    """bfloat16 bits of the f32 with these bits, rounded in `mode` (RN, RZ, RM, RP)."""
+    if (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF:
+        return 0x7FFF
+    sign, mag = bits & 0x80000000, bits & 0x7FFFFFFF
+    low, high = mag & 0xFFFF, mag >> 16
+    negative = sign != 0
+    if mode == "RN":
+        up = low > 0x8000 or (low == 0x8000 and high & 1)
+    elif mode == "RZ":
+        up = False
+    else:
+        up = low != 0 and ((mode == "RP") != negative)
+    high += up
+    if high >= 0x7F80 and mag < 0x7F800000 and mode != "RN" and not up:
+        high = 0x7F7F
+    return (sign >> 16) | high
+
+
+def random_f32(count: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 1 << 32, count, dtype=np.int64)
+    special = [0, 0x80000000, 1, 0x807FFFFF, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0x3F808000,
+               0x3F818000, 0x3F808001, 0x7F7F8000, 0x00008000, 0x00018000, 0x7FC00000, 0xFF800001]
+    return np.concatenate([np.array(special, dtype=np.int64), bits])
+
+
+@pytest.mark.parametrize("mode", ["RN", "RZ", "RM", "RP"])
+def test_emulator_rounds_f32_to_bf16_as_the_bits_say(mode):
+    from ptxc.emu import fp
+    code = {"RN": fp.RN, "RZ": fp.RZ, "RM": fp.RM, "RP": fp.RP}[mode]
+    bad = []
+    for bits in random_f32(4000, 16):
+        value = struct.unpack("<f", struct.pack("<I", int(bits)))[0]
+        got = fp.round_half(float(value), 0.0, code, True)
+        want = bf16_reference(int(bits), mode)
+        if got != want:
+            bad.append((hex(int(bits)), hex(got), hex(want)))
+    assert not bad, f"{len(bad)} wrong, first {bad[:5]}"
+
+
+def test_emulator_rounds_to_f16_as_numpy_does():
+    from ptxc.emu import fp
+    values = random_f32(4000, 17).astype(np.uint32).view(np.float32)
+    values = values[np.isfinite(values)]
+    with np.errstate(over="ignore"):
+        want = values.astype(np.float16).view(np.uint16)
+    got = [fp.round_half(float(v), 0.0, fp.RN, False) for v in values]
+    bad = [(float(v), hex(g), hex(int(w))) for v, g, w in zip(values, got, want) if g != w]
+    assert not bad, f"{len(bad)} wrong, first {bad[:5]}"
+
+
+def test_emulator_reads_bf16_as_the_top_half_of_an_f32():
+    from ptxc.emu import fp
+    for bits in random_f32(500, 18):
+        h = int(bits) >> 16
+        want = struct.unpack("<f", struct.pack("<I", h << 16))[0]
+        got = fp.bf2f(h)
+        assert got == want or (got != got and want != want), hex(h)
