@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from ptxc import oracle
+from ptxc.diagnostics import CompileError
 
 ARCHS = ["sm_89", "sm_90"]
 HEADER = ".version 8.8\n.target {arch}\n.address_size 64\n"
@@ -125,6 +126,33 @@ CASES = {
 }
 
 
+# Forms ptxc's lowering writes (or ptxas's code has) that the instruction tables do not
+# have yet (the tables branch relearns them): until a table has the form, a case that needs
+# it is an expected failure naming the form; once the table has it, the case runs in full.
+WAITING_FOR_TABLES = {
+    "shfl_reg_clamp": ["SHFL.IDX"],                    # SHFL P, R, R, R, R
+    "nanosleep_reg": ["NANOSLEEP"],                    # NANOSLEEP R, NANOSLEEP imm
+    "bitfield_mixed": ["SGXT", "BMSK"],                # SGXT R, R, R; BMSK R, R, R
+    "bf16_sm90": ["HFMA2.MMA.BF16_V2", "F2F.F64.BF16"],  # ptxas's add.bf16x2, cvt.f64.bf16
+    "bf16_f64_sm90": ["F2F.BF16.F64"],
+    "isa_bitfield_var": ["SGXT", "BMSK"],
+    "isa_bf16": ["F2F.BF16.F32", "HFMA2.BF16_V2"],
+}
+TABLE_GAP = "the instruction table lacks this form"
+DECODE_GAP = "the instruction table has no form for this word"
+
+
+def expect_table_gap(name: str, error: Exception) -> None:
+    """xfail when `error` is a table gap this case is known to wait for; else re-raise."""
+    text = str(error)
+    if name in WAITING_FOR_TABLES:
+        if TABLE_GAP in text and any(f"`{form}" in text for form in WAITING_FOR_TABLES[name]):
+            pytest.xfail(f"waiting for the tables: {text.splitlines()[0]}")
+        if DECODE_GAP in text:
+            pytest.xfail(f"waiting for the tables (nvcc's word): {' '.join(text.split())[:200]}")
+    raise error
+
+
 def params(kind):
     return [(name, arch) for name, (archs, _l, _b) in sorted(CASES.items()) for arch in archs]
 
@@ -144,28 +172,75 @@ def ptxc_cubin(text: str, arch: str, filename: str) -> bytes:
 @pytest.mark.oracle
 @pytest.mark.parametrize("name,arch", params(None))
 def test_ptxc_cubin_gives_ptxas_buffers(name, arch):
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import differences, run_launches
     text = ptx_text(name, arch)
     with tempfile.TemporaryDirectory() as tmp:
         ptx = Path(tmp) / f"{name}.ptx"
         ptx.write_text(text)
         theirs = oracle.ptxas(ptx, Path(tmp) / "ptxas.cubin", arch).read_bytes()
-        ours = ptxc_cubin(text, arch, str(ptx))
+        try:
+            ours = ptxc_cubin(text, arch, str(ptx))
+        except CompileError as error:
+            expect_table_gap(name, error)
         mine = Path(tmp) / "ptxc.cubin"
         mine.write_bytes(ours)
         proc = oracle.run("nvdisasm", str(mine), check=False)
         assert proc.returncode == 0 and not proc.stderr.strip(), proc.stderr
-    launches = parse_file(text, f"{name}.ptx")
-    expected = run_launches(theirs, launches, text, f"{name}.ptx")
-    got = run_launches(ours, launches, text, f"{name}.ptx", check_hazards=True)
+    compare_runs(name, theirs, ours, text, f"{name}.ptx")
+
+
+def compare_runs(name: str, theirs: bytes, ours: bytes, source: str, filename: str) -> None:
+    """The reference cubin's buffers against ptxc's, every LAUNCH line; no hazards in ptxc's."""
+    from ptxc.emu.device import LaunchError
+    from ptxc.emu.launch_spec import parse_file
+    from ptxc.emu.specrun import differences, run_launches
+    launches = parse_file(source, filename)
+    assert launches
+    try:
+        expected = run_launches(theirs, launches, source, filename)
+    except LaunchError as error:
+        expect_table_gap(name, error)
+    got = run_launches(ours, launches, source, filename, check_hazards=True)
     assert not got.hazards, got.hazards[:3]
     report = []
     for buffer, values in expected.buffers.items():
-        diffs = differences(buffer, values, got.buffers[buffer], 0)
+        diffs = differences(buffer, values, got.buffers[buffer], expected.ulp.get(buffer, 0))
         if diffs:
             report.append(f"{buffer}: {len(diffs)} differ, first {diffs[:3]}")
     assert not report, "\n".join(report)
+
+
+# ---- testsuite/pending: kernels for the new lowerings that wait for table forms ------------
+# Each is run as testsuite/'s kernels are (nvcc's PTX and ptxc's own PTX through ptxc's
+# backend, against nvcc's cubin, sm_89 and sm_90).  When a file stops waiting (its case
+# passes instead of xfailing), move it to testsuite/'s top level, where every backend test
+# takes it.
+PENDING = sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "testsuite" / "pending").glob("*.cu"))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("frontend", ["nvcc", "ptxc"])
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("name", PENDING)
+def test_pending_kernels_give_nvccs_buffers(name, arch, frontend):
+    from ptxc.driver import cubin_bytes, load_module, lower_module, reparse
+    from ptxc.lower.pipeline import Options
+    path = Path(__file__).resolve().parent.parent / "testsuite" / "pending" / f"{name}.cu"
+    with tempfile.TemporaryDirectory() as tmp:
+        theirs = oracle.nvcc_cubin(path, Path(tmp) / "nvcc.cubin", arch).read_bytes()
+        try:
+            if frontend == "nvcc":
+                ptx = oracle.nvcc_ptx(path, Path(tmp) / "nvcc.ptx", arch)
+                module, filename = load_module(str(ptx), ptx.read_text(), arch), str(ptx)
+            else:
+                module, filename, _text = reparse(load_module(str(path), path.read_text(), arch), str(path))
+            ours = cubin_bytes(lower_module(module, Options(arch=arch, filename=filename)), arch)
+        except CompileError as error:
+            expect_table_gap(name, error)
+        mine = Path(tmp) / "ptxc.cubin"
+        mine.write_bytes(ours)
+        proc = oracle.run("nvdisasm", str(mine), check=False)
+        assert proc.returncode == 0 and not proc.stderr.strip(), proc.stderr
+    compare_runs(name, theirs, ours, path.read_text(), f"{name}.cu")
 
 
 # ---- the emulator's half-precision rounding, against the bits ------------------------------------
