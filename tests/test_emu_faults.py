@@ -282,6 +282,9 @@ def test_run_command_missing_file(capsys):
 
 @needs_nvcc
 def test_run_command_reports_a_crashing_kernel(tmp_path, capsys):
+    """A fault is the CUDA runtime's error, as on the GPU: the emulator's report goes to
+    stderr with the launch's line, the program goes on, and the next synchronizing call
+    returns cudaErrorIllegalAddress (sticky: cudaMemcpy after it too)."""
     path = tmp_path / "crash.cu"
     path.write_text("""
 #include <stdio.h>
@@ -290,16 +293,20 @@ int main() {
     int* d;
     cudaMalloc(&d, 64 * sizeof(int));
     poke<<<1, 64>>>(d);
-    cudaDeviceSynchronize();
-    printf("not reached\\n");
+    printf("launch: %d\\n", (int)cudaGetLastError());
+    printf("sync: %d\\n", (int)cudaDeviceSynchronize());
+    int h;
+    printf("copy: %d\\n", (int)cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost));
     return 0;
 }
 """)
-    assert run_command([str(path), "--with=nvcc"]) == 1
+    assert run_command([str(path), "--with=nvcc"]) == 0
     captured = capsys.readouterr()
     assert "Invalid __global__ write of size 4 bytes" in captured.err
-    assert "crash.cu:7:" in captured.err
-    assert "not reached" not in captured.out and "Traceback" not in captured.err
+    assert "crash.cu:7:" in captured.err and "Traceback" not in captured.err
+    from ptxc.frontend.cuda_runtime_data import CUDAERROR
+    illegal = CUDAERROR["cudaErrorIllegalAddress"]      # (learned from driver_types.h)
+    assert captured.out == f"launch: 0\nsync: {illegal}\ncopy: {illegal}\n"
 
 
 # ---- a WARPSYNC that leaves out a thread executing it ---------------------------------------

@@ -43,7 +43,7 @@ def cubins():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         yield {
-            "probes": learn_script().compile_probes(tmp),
+            "probes": learn_script().compile_probes(tmp, learn_script().PROBES),
             "vadd": oracle.nvcc_cubin(ROOT / "testsuite" / "vadd.cu", tmp / "vadd.cubin"),
         }
 

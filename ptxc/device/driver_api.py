@@ -143,6 +143,15 @@ class Module:
         return Function(name, _check(d, d.cuModuleGetFunction(self.handle, name.encode()),
                                      f"{self.source}: no kernel {name}"))
 
+    def global_variable(self, name: str) -> tuple[int, int] | None:
+        """(device address, size) of a module variable (__device__ or __constant__),
+        None if the module has none of that name."""
+        d = self.gpu.driver
+        result = _result(d.cuModuleGetGlobal(self.handle, name.encode()))
+        if result[0] != d.CUresult.CUDA_SUCCESS:
+            return None
+        return int(result[1]), int(result[2])
+
     def unload(self) -> None:
         d = self.gpu.driver
         _check(d, d.cuModuleUnload(self.handle), "cuModuleUnload")

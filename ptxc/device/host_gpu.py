@@ -3,15 +3,17 @@
 The interpreter (ptxc/host/interp.py) talks to its GPU through a small interface, the
 one ptxc.host.GPU gives it over the emulator:
 
+    gpu.arch                                      cudaGetDeviceProperties
     gpu.device.malloc(size, name) -> address      cudaMalloc
     gpu.device.free(address)                      cudaFree
     gpu.device.memory.find(address)               cudaMemcpyDefault: is it device memory?
     gpu.device.memory.read(address, size) -> bytes, .write(address, data)
-    gpu.launch(symbol, grid, block, shared, args, node)   k<<<grid, block, shared>>>(args)
-    gpu.last_error, gpu.sticky_error               cudaGetLastError & co.
+    gpu.launch(symbol, grid, block, shared, args, node) -> ms   k<<<grid, block, shared>>>(args)
+    gpu.write_symbol / read_symbol / symbol_address             cudaMemcpyToSymbol & co.
 
 HostGPU gives the same over the CUDA driver API (driver_api.GPU): memory is cuMemAlloc'd
-and copied with cuMemcpy; a launch packs the interpreter's argument bytes at the
+and copied with cuMemcpy; module variables are found with cuModuleGetGlobal (and
+their ranges then count as live device memory); a launch packs the interpreter's argument bytes at the
 image's parameter offsets (a cubin's KPARAM_INFO, or PTX `.param` declarations) and
 launches with cuLaunchKernel, waiting for the kernel to end.  Errors are the ones the
 interpreter already reports: memory errors are ptxc.emu.device.LaunchError (the
@@ -50,6 +52,7 @@ class DeviceMemory:
     def __init__(self, gpu: GPU):
         self.gpu = gpu
         self.allocations: dict[int, Allocation] = {}
+        self.symbols: set[int] = set()      # module variables' ranges: not cuMemFree'd
 
     # -- as ptxc.emu.device.Device --
     def malloc(self, size: int, name: str = "") -> int:
@@ -63,7 +66,7 @@ class DeviceMemory:
         return address
 
     def free(self, address: int) -> None:
-        if address not in self.allocations:
+        if address not in self.allocations or address in self.symbols:
             raise DeviceMemoryError(f"free of {address:#x}, which is not a live allocation")
         del self.allocations[address]
         try:
@@ -72,6 +75,8 @@ class DeviceMemory:
             raise DeviceMemoryError(str(err)) from None
 
     def free_all(self) -> None:
+        for address in self.symbols:
+            self.allocations.pop(address, None)
         for address in list(self.allocations):
             try:
                 self.free(address)
@@ -141,8 +146,7 @@ class HostGPU:
         self.timeout = timeout
         self.before_launch = before_launch
         self.hint = hint
-        self.last_error = 0
-        self.sticky_error = 0
+        self.arch = gpu.arch
         self.launches = []          # per launch: (kernel, milliseconds)
         self._functions = {}
 
@@ -196,6 +200,26 @@ class HostGPU:
             self.trace(f"launch {kernel} grid=({','.join(map(str, grid))}) block=({','.join(map(str, block))}) "
                        f"shared={shared}: parameters {params.hex() or '(none)'}; kernel time {ms * 1000:.1f} us")
         return ms
+
+    def _global(self, name: str) -> int:
+        """The device address of a module variable, its range made accessible; KeyError if none."""
+        found = self.module.global_variable(name) if self.module is not None else None
+        if found is None:
+            raise KeyError(name)
+        address, size = found
+        if address not in self.device.allocations:
+            self.device.allocations[address] = Allocation(address, size, name)
+            self.device.symbols.add(address)
+        return address
+
+    def write_symbol(self, name: str, space, offset: int, data: bytes) -> None:
+        self.device.write(self._global(name) + offset, data)
+
+    def read_symbol(self, name: str, space, offset: int, size: int) -> bytes:
+        return self.device.read(self._global(name) + offset, size)
+
+    def symbol_address(self, name: str, space) -> int:
+        return self._global(name)
 
     def close(self) -> None:
         """Free what the program left allocated and unload the module."""

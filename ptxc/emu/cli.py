@@ -1,7 +1,7 @@
 """`ptxc run` and `ptxc check`: the emulator's two commands (ptxc/cli.py registers them),
 and the same on a real GPU with --device.
 
-    ptxc run prog.cu [--with=nvcc] [--trace-launch] [--max-steps=N] [--check-hazards]
+    ptxc run prog.cu [--with=nvcc] [--trace-launch] [--max-steps=N] [--check-hazards] [-- ARGS...]
     ptxc check kernels.cu [--max-steps=N] [--check-hazards] [--isolate]
     ptxc run --device prog.cu [--with=nvcc | --nvcc-cubin=F] [--ptx [--ptx-version=V]] [-arch=A]
     ptxc check --device kernels.cu [--ptx] [--nvcc-cubin=F] [--repeat=N] [-arch=A]
@@ -14,7 +14,8 @@ driver's JIT compiles (`.version` the newest that driver takes, or --ptx-version
 `check --device` also times each launch (CUDA events, the mean of --repeat launches
 after a warm-up) and gives the ratio ptxc/nvcc.
 
-All return an exit status and print errors as `file:line:col: error: ...` (or the
+`ptxc run` passes what follows `--` to main() as argv[1:] and exits with main's
+return value (or exit()'s status).  All return an exit status and print errors as `file:line:col: error: ...` (or the
 emulator's sanitizer report), `ptxc: error: no CUDA GPU available: ...` without a GPU,
 never a traceback; numba is imported only when a kernel is about to run on the emulator.
 """
@@ -208,6 +209,8 @@ def _run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptxc run", description="Run a CUDA program (host main() and its kernels) "
                                 "on the emulated GPU (sm_89 or sm_90), or with --device on the real one.")
     p.add_argument("input", help="a .cu file with main()")
+    p.add_argument("program_args", nargs="*", metavar="-- ARGS",
+                   help="after --: the program's arguments (main's argv[1:])")
     p.add_argument("--with", dest="compiler", choices=("ptxc", "nvcc"), default="ptxc",
                    help="whose cubin runs the kernels (default: ptxc's own)")
     p.add_argument("--trace-launch", action="store_true",
@@ -222,7 +225,13 @@ def _run_parser() -> argparse.ArgumentParser:
 
 
 def run_command(argv: list[str]) -> int:
-    args = _run_parser().parse_args(argv)
+    argv = list(argv)
+    program_args = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = _run_parser().parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    if args.program_args:
+        _run_parser().error(f"unexpected argument(s) {' '.join(args.program_args)}: the program's "
+                            "arguments go after --")
+    args.program_args = program_args
     try:
         return _run(args)
     except CompileError as exc:
@@ -263,10 +272,10 @@ def _run(args) -> int:
             print(f"hazard: {kernel.name}: {h}", file=sys.stderr)
 
     gpu = GPU(cubin, Path(path).with_suffix(".cubin").name, trace=trace, max_steps=args.max_steps,
-              check_hazards=args.check_hazards, on_hazards=on_hazards, missing=failed)
+              check_hazards=args.check_hazards, on_hazards=on_hazards, missing=failed, arch=args.arch)
     out = sys.stdout
     try:
-        status = run_program(program, path, gpu, out.write)
+        status = run_program(program, path, gpu, out.write, argv=args.program_args, write_err=_stderr_writer(out))
     except HostError as err:
         out.flush()
         print(diagnostic(err, path).format(source), file=sys.stderr)
@@ -276,6 +285,15 @@ def _run(args) -> int:
     if hazards_seen and status == 0:
         return 1
     return status
+
+
+def _stderr_writer(out):
+    """The program's stderr: stdout flushed first, so that the two interleave as written."""
+    def write(text: str) -> None:
+        out.flush()
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    return write
 
 
 def _run_device(args) -> int:
@@ -302,7 +320,7 @@ def _run_device(args) -> int:
     except DeviceError as err:
         raise CompileError(Diagnostic(str(err))) from None
     try:
-        return run_program(program, path, host, out.write)
+        return run_program(program, path, host, out.write, argv=args.program_args, write_err=_stderr_writer(out))
     except HostError as err:
         out.flush()
         print(diagnostic(err, path).format(source), file=sys.stderr)

@@ -21,6 +21,7 @@ import ptxc
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from . import ast as A
+from .cuda_runtime import TYPE_NAMES
 from .preprocess import strip_comments
 
 # Type names that the headers nvcc always includes (cuda_runtime.h, stdint.h, ...) declare.
@@ -29,7 +30,7 @@ BUILTIN_TYPE_NAMES = frozenset({
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
     "intptr_t", "uintptr_t", "cudaMemcpyKind", "cudaDeviceProp",
 }) | frozenset(f"{family}{n}" for family in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
-                                           "longlong", "ulonglong", "float", "double") for n in (1, 2, 3, 4))
+                                           "longlong", "ulonglong", "float", "double") for n in (1, 2, 3, 4)) | TYPE_NAMES
 
 # C's binary operators, loosest first (the flat `binary` rule is nested by this table).
 BINARY_PRECEDENCE = {"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6, "<": 7, ">": 7,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from . import ast as A
+from . import cuda_runtime
 
 # ---- types -------------------------------------------------------------------------------
 # Frozen dataclasses: two spellings of one type compare equal (`unsigned` == `unsigned int`).
@@ -130,6 +131,14 @@ class EnumType(Type):
 class AnyPointerType(Type):
     """A builtin parameter that takes a pointer of any type (cudaMalloc's T**)."""
     levels: int = 1
+    const: bool = False
+    volatile: bool = False
+
+
+@dataclass(frozen=True)
+class AnySymbolType(Type):
+    """A builtin parameter that names a __device__ or __constant__ variable itself
+    (cudaMemcpyToSymbol's `const T& symbol`): the argument is not converted."""
     const: bool = False
     volatile: bool = False
 
@@ -392,8 +401,8 @@ BUILTIN_TYPEDEFS: dict[str, Type] = {
     "dim3": DIM3, **VECTOR_TYPES,
     "cudaError_t": CUDA_ERROR, "cudaMemcpyKind": CUDA_MEMCPY_KIND,
     "cudaStream_t": OPAQUE_STREAM, "cudaEvent_t": OPAQUE_EVENT,
-    "cudaDeviceProp": make_struct("cudaDeviceProp", [("multiProcessorCount", INT)]),
 }
+BUILTIN_TYPEDEFS.update(cuda_runtime.typedefs())
 
 
 # ---- symbols -----------------------------------------------------------------------------
@@ -526,6 +535,8 @@ def _builtin_functions() -> dict[str, object]:
         _fn("cudaEventDestroy", CUDA_ERROR, [OPAQUE_EVENT]),
     ):
         add(sym)
+    for sym in cuda_runtime.functions():
+        add(sym)
     # device: synchronization, fences, warps
     add(_fn("__syncthreads", VOID, [], DEV))
     for name in ("__syncthreads_count", "__syncthreads_and", "__syncthreads_or"):
@@ -638,6 +649,7 @@ BUILTIN_CONSTANTS = {
     "cudaMemcpyDeviceToHost": (2, CUDA_MEMCPY_KIND), "cudaMemcpyDeviceToDevice": (3, CUDA_MEMCPY_KIND),
     "cudaMemcpyDefault": (4, CUDA_MEMCPY_KIND), "cudaSuccess": (0, CUDA_ERROR),
 }
+BUILTIN_CONSTANTS.update(cuda_runtime.constants())
 
 
 # ---- the analyzer ------------------------------------------------------------------------
@@ -723,9 +735,19 @@ def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
         return 2 if isinstance(param.pointee, VoidType) else None
     if isinstance(param, AnyPointerType):
         return 0 if isinstance(arg, PointerType) else None
+    if isinstance(param, AnySymbolType):
+        return 0
+    if param.__class__ is PointerType and is_integer(arg) and _is_zero_literal(expr):
+        return 2            # a null pointer constant (cudaEventRecord(e, 0): the default stream)
     if isinstance(param, StructType) and isinstance(arg, StructType):
         return 0 if param.name == arg.name else None
     return None
+
+
+def _is_zero_literal(expr) -> bool:
+    while isinstance(expr, A.ImplicitCast):
+        expr = expr.operand
+    return isinstance(expr, A.IntLit) and expr.value == 0
 
 
 class SemaError(Exception):
@@ -1488,6 +1510,13 @@ class Analyzer:
 
     def convert_assign(self, value: A.Expr, t: Type, context: str) -> A.Expr:
         """The implicit conversion of assignment, initialization, argument passing, return."""
+        if isinstance(t, AnySymbolType):
+            while isinstance(value, A.ImplicitCast):
+                value = value.operand
+            sym = value.symbol if isinstance(value, A.Ident) else None
+            if not isinstance(sym, VarSymbol) or sym.space not in ("device", "constant", "managed"):
+                self.fail("the symbol argument must name a __device__ or __constant__ variable", value.loc)
+            return value
         value = self.rvalue(value)
         vt = value.type
         if isinstance(t, AnyPointerType):

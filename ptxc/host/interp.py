@@ -10,11 +10,11 @@ arrays run as whole-array NumPy operations (vectorize.py) when that cannot chang
 result.
 
 Supported: int/float/pointer locals, arrays, structs by field, the C operators with C's
-conversions, if/for/while/do/switch/break/continue/return, host functions, malloc,
-calloc, free, memset, memcpy, printf, exit, rand/srand, the math library, cudaMalloc,
-cudaMemcpy, cudaMemset, cudaFree, cudaDeviceSynchronize, cudaGetLastError,
-cudaGetErrorString, kernel launches `k<<<grid, block[, shared]>>>(...)` with int or dim3
-dimensions.
+conversions, if/for/while/do/switch/break/continue/return, host functions, main(argc,
+argv), the C library (below and libc.py: malloc, printf, fprintf, strtol, the math
+library, ...), the CUDA runtime (runtime.py: memory, streams, events, symbols, errors,
+device properties), kernel launches `k<<<grid, block[, shared[, stream]]>>>(...)` with
+int or dim3 dimensions.
 """
 from __future__ import annotations
 
@@ -25,24 +25,10 @@ from dataclasses import dataclass
 from ..diagnostics import Diagnostic, SourceLoc
 from ..frontend import ast as A
 from ..frontend import sema as S
+from .errors import ExitProgram, HostError, LaunchFailure  # noqa: F401 (re-exported)
 from .memory import HostMemory, HostMemoryError
 from .printf import FormatError, format_c
 from .values import converter, int_info, is_float, is_int, is_pointer, round_f32, sizeof, struct_format
-
-
-class HostError(Exception):
-    """An error of the interpreted program (bad memory access, unsupported construct,
-    a failed launch): reported with the source location, exit 1."""
-
-    def __init__(self, message: str, loc=None):
-        super().__init__(message)
-        self.loc = loc
-
-
-class ExitProgram(Exception):
-    def __init__(self, code: int):
-        super().__init__(code)
-        self.code = code
 
 
 BREAK = object()
@@ -71,18 +57,25 @@ class FunctionCode:
 
 
 class Interpreter:
-    def __init__(self, unit: A.TranslationUnit, filename: str, gpu, write):
+    def __init__(self, unit: A.TranslationUnit, filename: str, gpu, write, argv: list[str] | None = None,
+                 write_err=None):
         """`gpu` has launch(symbol, grid, block, shared, args) and device (ptxc.emu Device);
-        `write(text)` prints."""
+        `write(text)` prints (stdout), `write_err(text)` writes stderr; `argv`: the
+        program's arguments after its name (main's argv[1:])."""
+        import sys
+
+        from .runtime import Runtime
         self.unit = unit
         self.filename = filename
         self.gpu = gpu
         self.write = write
+        self.write_err = write_err or sys.stderr.write
+        self.argv = list(argv or [])
         self.memory = HostMemory()
+        self.cuda = Runtime(self)
         self.functions: dict[str, A.FunctionDef] = {}
         self.compiled: dict[str, FunctionCode] = {}
         self.globals: dict[int, tuple] = {}      # id(VarSymbol) -> (address, type)
-        self.last_error = 0
         self.random = None
         for item in unit.items:
             if isinstance(item, A.FunctionDef) and item.symbol is not None and item.symbol.on_host:
@@ -96,10 +89,15 @@ class Interpreter:
             raise HostError("the program has no main() to run")
         args = []
         if main.param_symbols:
-            argv = self.memory.static.reserve(16, 8)
-            self.memory.store(argv, "Q", self.memory.string(self.filename))
-            self.memory.store(argv + 8, "Q", 0)
-            args = [1, argv][:len(main.param_symbols)]
+            words = [self.filename, *self.argv]
+            argv = self.memory.static.reserve(8 * (len(words) + 1), 8)
+            for k, word in enumerate(words):          # (strings of their own: argv[i] is writable)
+                data = word.encode("utf-8", "replace") + b"\0"
+                address = self.memory.static.reserve(len(data), 1)
+                self.memory.write(address, data)
+                self.memory.store(argv + 8 * k, "Q", address)
+            self.memory.store(argv + 8 * len(words), "Q", 0)
+            args = [len(words), argv][:len(main.param_symbols)]
         try:
             result = self.call("main", args, main.loc)
         except ExitProgram as exc:
@@ -757,7 +755,9 @@ class FunctionCompiler:
     # ---- calls ----
     def e_Call(self, node):
         callee = node.callee
-        args = [self.expr(a) for a in node.args]
+        params = callee.type.params if callee is not None else ()
+        args = [self.symbol_arg(a) if k < len(params) and isinstance(params[k], S.AnySymbolType) else self.expr(a)
+                for k, a in enumerate(node.args)]
         name = callee.name if callee is not None else getattr(node.func, "name", "?")
         if callee is not None and callee.builtin is None and name in self.it.functions:
             it = self.it
@@ -772,6 +772,13 @@ class FunctionCompiler:
         it = self.it
         types = [a.type for a in node.args]
         return lambda f: runtime(it, [a(f) for a in args], types, node)
+
+    def symbol_arg(self, node):
+        """cudaMemcpyToSymbol's `symbol`: the device variable itself (its VarSymbol)."""
+        while isinstance(node, A.ImplicitCast):
+            node = node.operand
+        sym = node.symbol
+        return lambda f: sym
 
     def e_Launch(self, node):
         it = self.it
@@ -790,6 +797,7 @@ class FunctionCompiler:
         def launch(f):
             grid, block = dims(f, 0), dims(f, 1)
             shared = config[2](f) if len(config) > 2 else 0
+            stream = config[3](f) if len(config) > 3 else 0
             values = []
             for a, t in zip(args, params):
                 v = a(f)
@@ -798,7 +806,7 @@ class FunctionCompiler:
                     values.append(it.memory.read(v, sizeof(t)))
                 else:
                     values.append(struct.pack("<" + fmt, v))
-            it.gpu.launch(callee, grid, block, shared, values, node)
+            it.cuda.launch(callee, grid, block, shared, stream, values, node)
             return None
         return launch
 
@@ -923,77 +931,6 @@ def rt_atoi(it, args, types, node):
         return 0
 
 
-def rt_cuda_malloc(it, args, types, node):
-    size = int(args[1])
-    address = it.gpu.device.malloc(size, "cudaMalloc")
-    try:
-        it.memory.store(args[0], "Q", address)
-    except HostMemoryError as err:
-        raise _arg_error("cudaMalloc", node, str(err)) from None
-    return 0
-
-
-def rt_cuda_free(it, args, types, node):
-    if args[0]:
-        from ..emu.device import LaunchError
-        try:
-            it.gpu.device.free(int(args[0]))
-        except LaunchError as err:
-            raise _arg_error("cudaFree", node, str(err)) from None
-    return 0
-
-
-def rt_cuda_memcpy(it, args, types, node):
-    from ..emu.device import LaunchError
-    dst, src, size, kind = int(args[0]), int(args[1]), int(args[2]), int(args[3])
-    dev = it.gpu.device.memory
-    if it.gpu.sticky_error:
-        return it.gpu.sticky_error
-    try:
-        if kind == 4:                       # cudaMemcpyDefault: by address
-            kind = (2 if dev.find(src) else 0) if not dev.find(dst) else (3 if dev.find(src) else 1)
-        if kind == 0:
-            it.memory.write(dst, it.memory.read(src, size))
-        elif kind == 1:
-            dev.write(dst, it.memory.read(src, size))
-        elif kind == 2:
-            it.memory.write(dst, dev.read(src, size))
-        elif kind == 3:
-            dev.write(dst, dev.read(src, size))
-        else:
-            raise _arg_error("cudaMemcpy", node, f"unknown cudaMemcpyKind {kind}")
-    except (HostMemoryError, LaunchError) as err:
-        raise _arg_error("cudaMemcpy", node, str(err)) from None
-    return 0
-
-
-def rt_cuda_memset(it, args, types, node):
-    from ..emu.device import LaunchError
-    try:
-        it.gpu.device.memory.write(int(args[0]), bytes([int(args[1]) & 0xFF]) * int(args[2]))
-    except LaunchError as err:
-        raise _arg_error("cudaMemset", node, str(err)) from None
-    return 0
-
-
-def rt_cuda_sync(it, args, types, node):
-    return it.gpu.sticky_error
-
-
-def rt_cuda_get_last_error(it, args, types, node):
-    err = it.gpu.last_error
-    it.gpu.last_error = it.gpu.sticky_error
-    return err
-
-
-def rt_cuda_peek(it, args, types, node):
-    return it.gpu.last_error
-
-
-def rt_cuda_error_string(it, args, types, node):
-    return it.memory.string(CUDA_ERRORS.get(int(args[0]), "unknown error"))
-
-
 def rt_zero(it, args, types, node):
     return 0
 
@@ -1027,11 +964,6 @@ def _minmax(pick):
 RUNTIME = {
     "malloc": rt_malloc, "calloc": rt_calloc, "free": rt_free, "printf": rt_printf, "exit": rt_exit,
     "memset": rt_memset, "memcpy": rt_memcpy, "rand": rt_rand, "srand": rt_srand, "atoi": rt_atoi,
-    "cudaMalloc": rt_cuda_malloc, "cudaMallocManaged": rt_cuda_malloc, "cudaFree": rt_cuda_free,
-    "cudaMemcpy": rt_cuda_memcpy, "cudaMemset": rt_cuda_memset,
-    "cudaDeviceSynchronize": rt_cuda_sync, "cudaGetLastError": rt_cuda_get_last_error,
-    "cudaPeekAtLastError": rt_cuda_peek, "cudaDeviceReset": rt_zero, "cudaSetDevice": rt_zero,
-    "cudaGetErrorString": rt_cuda_error_string,
     "abs": lambda it, a, t, n: abs(a[0]), "labs": lambda it, a, t, n: abs(a[0]),
     "llabs": lambda it, a, t, n: abs(a[0]),
     "min": _minmax(min), "max": _minmax(max),
@@ -1065,6 +997,15 @@ def _bitcast(pack: str, unpack: str):
 
 RUNTIME["__int_as_float"] = _bitcast("<I", "<f")
 RUNTIME["__longlong_as_double"] = _bitcast("<Q", "<d")
+
+
+def _more_functions():
+    from . import libc, runtime
+    RUNTIME.update(libc.FUNCTIONS)
+    RUNTIME.update(runtime.FUNCTIONS)
+
+
+_more_functions()
 
 
 def diagnostic(err: HostError, filename: str) -> Diagnostic:

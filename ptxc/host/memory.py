@@ -1,6 +1,7 @@
 """Host memory for the interpreted program: the heap (malloc), the stack (locals whose
 address is taken, arrays) and static data (string literals, globals), each a byte
-array at its own address range, so that pointers are plain 64-bit addresses as in C."""
+array at its own address range, so that pointers are plain 64-bit addresses as in C;
+and mapped ranges at addresses the device chose (the host's copy of managed memory)."""
 from __future__ import annotations
 
 import struct
@@ -44,6 +45,15 @@ class HostMemory:
         self.stack = Region("stack", STACK_BASE)
         self.regions = (self.heap, self.stack, self.static)
         self.strings: dict[bytes, int] = {}
+
+    def map(self, address: int, size: int) -> None:
+        """Host bytes at [address, address + size) (cudaMallocManaged's range), zeroed."""
+        region = Region("mapped", address)
+        region.reserve(size, 1)
+        self.regions = self.regions + (region,)
+
+    def unmap(self, address: int) -> None:
+        self.regions = tuple(r for r in self.regions if not (r.name == "mapped" and r.base == address))
 
     def region(self, address: int, size: int = 1) -> Region:
         for r in self.regions:

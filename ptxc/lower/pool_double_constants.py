@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ..sass.ir import CBank, Imm, Instr, Reg
 from .fold_constants import _swapped, constant_units, remove_dead_moves
-from .vregs import encodable
+from .vregs import keeps_operation
 
 BANK = 2
 DOUBLE_OPS = {"DADD", "DMUL", "DFMA", "DSETP"}
@@ -53,9 +53,9 @@ def pool_double_constants(func) -> None:
                 offset = 8 * slots.get(value, len(pool))
                 operand = CBank(BANK, offset, neg=src.neg, abs=src.abs)
                 trial = _with(instr, slot, operand)
-                if not encodable(trial, func.arch):
+                if not keeps_operation(instr, trial, func.arch):
                     trial = _swapped(trial)
-                    if trial is None or not encodable(trial, func.arch):
+                    if trial is None or not keeps_operation(instr, trial, func.arch):
                         continue
                 if value not in slots:
                     slots[value] = len(pool)

@@ -92,6 +92,36 @@ def cccl_include_dir() -> Path | None:
     return None
 
 
+@lru_cache(maxsize=None)
+def cuda_include_dir() -> Path | None:
+    """The CUDA headers beside nvcc (driver_types.h, cuda_runtime_api.h): the facts of the
+    runtime API (enum values, struct fields) that scripts/learn_cuda_runtime.py reads."""
+    nvcc = find("nvcc")
+    if nvcc is not None and (nvcc.parent.parent / "include" / "driver_types.h").exists():
+        return nvcc.parent.parent / "include"
+    return None
+
+
+@lru_cache(maxsize=None)
+def cudart():
+    """NVIDIA's CUDA runtime library (libcudart.so of the nvidia-cuda-runtime wheel, or a
+    toolkit's beside nvcc) loaded with ctypes, or None.  Its cudaGetErrorName and
+    cudaGetErrorString need no GPU: they are the truth for the runtime's error strings."""
+    import ctypes
+    nvcc = find("nvcc")
+    dirs = [nvcc.parent.parent / "lib", nvcc.parent.parent / "lib64"] if nvcc else []
+    for d in dirs:
+        for lib in sorted(d.glob("libcudart.so*")) if d.exists() else []:
+            try:
+                handle = ctypes.CDLL(str(lib))
+            except OSError:
+                continue
+            handle.cudaGetErrorName.restype = ctypes.c_char_p
+            handle.cudaGetErrorString.restype = ctypes.c_char_p
+            return handle
+    return None
+
+
 def nvcc_include_flags() -> list[str]:
     cccl = cccl_include_dir()
     return ["-isystem", str(cccl)] if cccl else []

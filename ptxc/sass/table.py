@@ -688,10 +688,11 @@ def _clear_flags(op, spec: OperandSpec):
 
 
 def _random_number(f: Field, rng: random.Random, special=(0, 1, 2, 4, 8, 0x10)) -> int:
+    held = sum(((1 << width) - 1) << shift for _, width, shift in f.pieces)   # (pieces may leave gaps)
     if rng.random() < 0.3:
-        value = rng.choice(special) << f.low
+        value = (rng.choice(special) << f.low) & held
     else:
-        value = rng.getrandbits(f.top) & ~((1 << f.low) - 1)
+        value = rng.getrandbits(f.top) & held
     if f.signed and value >> (f.top - 1) & 1:
         value -= 1 << f.top
     return value + f.bias
