@@ -1,4 +1,5 @@
-"""Device printf's formatting (ptxc/emu/printf.py) against the host C library's printf:
+"""Device printf's formatting (ptxc/emu/printf.py), and host printf under `ptxc run`
+(ptxc/host/printf.py, which shares its conversions), against the host C library's printf:
 generated conversions (every conversion x flags x width x precision x length modifier,
 random values incl. edge cases) are packed into an argument buffer in NVVM's layout
 (each argument after C's promotions at its size's alignment), formatted by ptxc, and
@@ -16,6 +17,7 @@ import subprocess
 import pytest
 
 from ptxc.emu.printf import format_vprintf
+from ptxc.host.printf import format_c
 
 CC = shutil.which("gcc") or shutil.which("cc")
 needs_cc = pytest.mark.skipif(CC is None, reason="no host C compiler")
@@ -31,7 +33,7 @@ def generate(rng: random.Random, count: int):
     """(format, C argument expressions, buffer bytes, strings by address) cases."""
     cases = []
     for _ in range(count):
-        parts, c_args, buf, strings = [], [], bytearray(), {}
+        parts, c_args, buf, strings, values = [], [], bytearray(), {}, []
         for _k in range(rng.randint(1, 4)):
             conv = rng.choice("diouxXeEfgGacsp%")
             flags = "".join(rng.sample("-+ #0", rng.randint(0, 2))) if conv not in "csp%" else rng.choice(["", "-"])
@@ -59,23 +61,27 @@ def generate(rng: random.Random, count: int):
                     value &= (1 << (8 * size)) - 1
                 c_args.append(f"({ctype}){value}{'ULL' if conv in 'ouxX' else 'LL'}")
                 _put(buf, value & ((1 << (8 * size)) - 1), size)
+                values.append(value)
             elif conv in "eEfgGa":
                 value = rng.choice(DOUBLES)
                 finite = abs(value) != float("inf")
                 c_args.append(value.hex() if finite else ("(1.0/0.0)" if value > 0 else "(-1.0/0.0)"))
                 _align(buf, 8)
                 buf += struct.pack("<d", value)
+                values.append(value)
             elif conv == "s":
                 text = rng.choice(STRINGS)
                 address = 0x1000 * (len(strings) + 1)
                 strings[address] = text + b"\0"
                 c_args.append('"' + text.decode() + '"')
                 _put(buf, address, 8)
+                values.append(address)
             else:                       # %p
                 address = rng.choice([0x7f001230, 0xdeadbeef00])
                 c_args.append(f"(void*){address:#x}ULL")
                 _put(buf, address, 8)
-        cases.append(("".join(parts) + "\n", c_args, bytes(buf), strings))
+                values.append(address)
+        cases.append(("".join(parts) + "\n", c_args, bytes(buf), strings, values))
     return cases
 
 
@@ -90,7 +96,7 @@ def _put(buf: bytearray, value: int, size: int) -> None:
 
 def c_program(cases) -> str:
     lines = ["#include <stdio.h>", "int main(void) {"]
-    for fmt, args, _buf, _strings in cases:
+    for fmt, args, _buf, _strings, _values in cases:
         literal = fmt.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
         lines.append(f'    printf("{literal}"{"".join(", " + a for a in args)});')
     lines += ["    return 0;", "}"]
@@ -104,11 +110,14 @@ def test_device_printf_formats_as_c_does(tmp_path):
     source.write_text(c_program(cases))
     subprocess.run([CC, "-w", "-O0", "-o", str(tmp_path / "p"), str(source)], check=True)
     want = subprocess.run([str(tmp_path / "p")], capture_output=True, check=True).stdout.decode().splitlines()
-    got = [format_vprintf(fmt.encode(), buf, lambda a, s=strings: s[a]).rstrip("\n")
-           for fmt, _args, buf, strings in cases]
-    bad = [(c[0].strip(), g, w) for c, g, w in zip(cases, got, want) if g != w]
     assert len(want) == len(cases)
-    assert not bad, f"{len(bad)} of {len(cases)} differ, first {bad[:4]}"
+    device = [format_vprintf(fmt.encode(), buf, lambda a, s=strings: s[a]).rstrip("\n")
+              for fmt, _args, buf, strings, _values in cases]
+    host = [format_c(fmt, values, lambda a, s=strings: s[a][:-1].decode()).rstrip("\n")
+            for fmt, _args, _buf, strings, values in cases]
+    for who, got in (("device printf", device), ("host printf", host)):
+        bad = [(c[0].strip(), g, w) for c, g, w in zip(cases, got, want) if g != w]
+        assert not bad, f"{who}: {len(bad)} of {len(cases)} differ, first {bad[:4]}"
 
 
 def test_arguments_are_read_at_their_alignment():
