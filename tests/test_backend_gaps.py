@@ -153,6 +153,65 @@ def expect_table_gap(name: str, error: Exception) -> None:
     raise error
 
 
+def _scoped_atomics_body() -> str:
+    """atom and red at .cta/.sys scope with the scope before and after the state space
+    (NVVM writes atom.global.cta.add; the ISA's order is atom.cta.global.add), on global,
+    shared and generic addresses, for each type an operation takes.  Each form has its own
+    8-byte slot and only order-independent operations run, so the memory after the launch
+    is the same whatever order the lanes reach it in (ptxas aggregates some per warp)."""
+    ops = [("add", "u32"), ("add", "s32"), ("add", "u64"), ("add", "f32"), ("add", "f64"), ("min", "s32"),
+           ("max", "u32"), ("min", "s64"), ("max", "u64"), ("and", "b32"), ("or", "b64"), ("xor", "b32")]
+    lines, k = [], 0
+    for scope in ("cta", "sys"):
+        for space in ("global", "shared", ""):
+            for op, t in ops:
+                if space == "shared" and t in ("f32", "f64"):
+                    continue
+                wide = t[1:] == "64"
+                reg = {"f32": "%f1", "f64": "%fd1"}.get(t, "%rd20" if wide else "%r20")
+                val = {"f32": "%f2", "f64": "%fd2"}.get(t, "%rd9" if wide else "%r9")
+                base = {"global": "%rd5", "shared": "%r30", "": "%rd7"}[space]
+                parts = f".{scope}.{space}" if (k % 2 or not space) else f".{space}.{scope}"
+                parts = parts.rstrip(".")
+                lines.append(f" atom{parts}.{op}.{t} {reg}, [{base}+{8 * k}], {val};")
+                if t in ("f32", "f64"):
+                    lines.append(f" setp.ne.{t} %p2, {reg}, {reg}; @%p2 add.s32 %r22, %r22, 1;")
+                else:
+                    lines.append(f" cvt.u32.u64 %r21, %rd20; xor.b32 %r22, %r22, %r21;" if wide else
+                                 " xor.b32 %r22, %r22, %r20;")
+                k += 1
+                if t not in ("f32", "f64"):
+                    lines.append(f" red{parts}.{op}.{t} [{base}+{8 * k}], {val};")
+                    k += 1
+    assert 8 * k <= 1024
+    return "\n".join(lines)
+
+
+CASES["scoped_atomics"] = (ARCHS, "k grid=2 block=64 g=u64[128]:zero o=u64[256]:zero v=u32[128]:randint(0,9) "
+                                  "x=u32[128]:zero", """
+.visible .entry k(.param .u64 g, .param .u64 o, .param .u64 v, .param .u64 x)
+{
+ .reg .b32 %r<40>; .reg .b64 %rd<24>; .reg .f32 %f<4>; .reg .f64 %fd<4>; .reg .pred %p<3>;
+ .shared .align 8 .b8 sbuf[1024];
+ ld.param.u64 %rd1, [g]; ld.param.u64 %rd2, [o]; ld.param.u64 %rd3, [v]; ld.param.u64 %rd11, [x];
+ cvta.to.global.u64 %rd5, %rd1; cvta.to.global.u64 %rd12, %rd2; cvta.to.global.u64 %rd13, %rd11;
+ mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mad.lo.s32 %r3, %r2, 64, %r1;
+ mul.wide.u32 %rd4, %r3, 4; add.s64 %rd6, %rd3, %rd4; ld.global.u32 %r9, [%rd6];
+ cvt.u64.u32 %rd9, %r9; cvt.rn.f32.u32 %f2, %r9; cvt.rn.f64.u32 %fd2, %r9;
+ mov.u32 %r30, sbuf; mov.u64 %rd10, sbuf; cvta.shared.u64 %rd7, %rd10;
+ shl.b32 %r4, %r1, 4; add.s32 %r5, %r30, %r4; st.shared.v2.u64 [%r5], {0, 0};
+ bar.sync 0;
+ mov.u32 %r22, 0;
+BODY
+ add.s64 %rd14, %rd13, %rd4; st.global.u32 [%rd14], %r22;
+ bar.sync 0;
+ shl.b32 %r6, %r1, 3; add.s32 %r7, %r30, %r6; ld.shared.u64 %rd15, [%r7]; ld.shared.u64 %rd16, [%r7+512];
+ mad.lo.s32 %r8, %r2, 128, %r1; mul.wide.u32 %rd17, %r8, 8; add.s64 %rd18, %rd12, %rd17;
+ st.global.u64 [%rd18], %rd15; st.global.u64 [%rd18+512], %rd16;
+ ret;
+}""".replace("BODY", _scoped_atomics_body()))
+
+
 def params(kind):
     return [(name, arch) for name, (archs, _l, _b) in sorted(CASES.items()) for arch in archs]
 
@@ -188,6 +247,11 @@ def test_ptxc_cubin_gives_ptxas_buffers(name, arch):
     compare_runs(name, theirs, ours, text, f"{name}.ptx")
 
 
+# Buffers a case writes only to keep results used (atomics' old values: which lane sees
+# which value depends on the order, and ptxas aggregates some atomics per warp).
+NOT_COMPARED = {"scoped_atomics": {"x"}}
+
+
 def compare_runs(name: str, theirs: bytes, ours: bytes, source: str, filename: str) -> None:
     """The reference cubin's buffers against ptxc's, every LAUNCH line; no hazards in ptxc's."""
     from ptxc.emu.device import LaunchError
@@ -203,6 +267,8 @@ def compare_runs(name: str, theirs: bytes, ours: bytes, source: str, filename: s
     assert not got.hazards, got.hazards[:3]
     report = []
     for buffer, values in expected.buffers.items():
+        if buffer in NOT_COMPARED.get(name, ()):
+            continue
         diffs = differences(buffer, values, got.buffers[buffer], expected.ulp.get(buffer, 0))
         if diffs:
             report.append(f"{buffer}: {len(diffs)} differ, first {diffs[:3]}")
