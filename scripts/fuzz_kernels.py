@@ -8,7 +8,8 @@
 
 `differential` writes a kernel of random integer expressions (`--style expressions`),
 of random statements over variables of every integer type, float and double (`--style
-statements`), or of typed expressions over full-range values of every integer type with
+statements`), of random if/else shapes whose arms are empty, dead or live (`--style
+regions`), of helpers that write their by-value parameters (`--style params`), or of typed expressions over full-range values of every integer type with
 kernel parameters, block-uniform values and immediates as operands and divisors
 (`--style operands`), free of undefined behaviour by construction (unsigned or bounded
 signed arithmetic, divisors made nonzero, shift counts masked, floats converted only
@@ -191,6 +192,136 @@ class Statements:
         return "\n".join([HEAD[0].format(n=768)] + HEAD[1:] + body + outs + ["}"]) + "\n"
 
 
+class Regions:
+    """Random control-flow shapes whose arms are empty, dead or live: if/else regions
+    nested up to three deep, in loops and in helpers, each arm nothing, only values
+    nobody reads (sinf, a division: the code remove_dead_code deletes, leaving the
+    region empty), a few live statements, or another region.  What if_convert,
+    remove_dead_code and simplify_cfg must leave equivalent."""
+    CONDITIONS = ["(x & {m}) != 0", "(y & {m}) == 0", "u0 < {k}u", "u1 > {k}u", "x < y", "(int)u2 > {k}",
+                  "f0 < {k}.0f", "(u3 & 1u)"]
+    LIVE = ["u{a} = u{a} << 1;", "u{a} += (unsigned)x;", "u{a} ^= u{b};", "u{a} = u{b} * 3u + {k}u;", "u{a}++;",
+            "f0 = 0.0f;", "f{c} = f{c} * 0.5f;", "f{c} = f{c} + 1.0f;", "f1 = (float)u{a};", "u{a} = (unsigned)(f{c} * 0.25f);"]
+    DEAD = ["float unused{n} = sinf(f{c});", "unsigned unused{n} = u{a} / (u{b} | 1u);",
+            "float unused{n} = sqrtf(f{c}) * 3.0f;", "unsigned unused{n} = u{a} * {k}u + u{b};",
+            "double unused{n} = (double)u{a} / 7.0;"]
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.names = 0
+
+    def fill(self, pattern: str) -> str:
+        rng = self.rng
+        self.names += 1
+        return pattern.format(a=rng.randint(0, 3), b=rng.randint(0, 3), c=rng.randint(0, 1), k=rng.randint(0, 9),
+                              m=rng.choice([1, 2, 4, 8, 0x10, 0x100]), n=self.names)
+
+    def arm(self, depth: int, indent: str) -> list:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.25:
+            return []
+        if r < 0.5:
+            return [indent + self.fill(rng.choice(self.DEAD)) for _ in range(rng.randint(1, 2))]
+        if r < 0.7 and depth > 0:
+            return self.region(depth - 1, indent)
+        lines = [indent + self.fill(rng.choice(self.LIVE)) for _ in range(rng.randint(1, 3))]
+        if rng.random() < 0.3:
+            lines.insert(rng.randint(0, len(lines)), indent + self.fill(rng.choice(self.DEAD)))
+        return lines
+
+    def region(self, depth: int, indent: str = "    ") -> list:
+        rng = self.rng
+        cond = self.fill(rng.choice(self.CONDITIONS))
+        inner = indent + "    "
+        lines = [f"{indent}if ({cond}) {{"] + self.arm(depth, inner)
+        if rng.random() < 0.5:
+            lines += [f"{indent}}} else {{"] + self.arm(depth, inner)
+        lines.append(f"{indent}}}")
+        if rng.random() < 0.15:
+            lines = [f"{indent}for (int j{self.names} = 0; j{self.names} < (x & 3); j{self.names}++) {{"] + \
+                    ["    " + line for line in lines] + [f"{indent}}}"]
+        return lines
+
+    def helper(self, k: int) -> list:
+        """`unsigned hK(unsigned a)`: an empty or dead if, then a use of its argument."""
+        rng = self.rng
+        body = rng.choice(["", f"unsigned d = a / (a | 3u);", "float d = sinf((float)a);"])
+        return [f"__device__ unsigned h{k}(unsigned a) {{",
+                f"    if (a < {rng.randint(1, 9)}u) {{ {body} }}",
+                f"    return a {rng.choice(['<<', '>>'])} {rng.randint(1, 4)};", "}"]
+
+    def kernel(self) -> str:
+        rng = self.rng
+        helpers = [line for k in range(2) for line in self.helper(k)]
+        body = ["    unsigned u0 = (unsigned)x, u1 = (unsigned)y, u2 = (unsigned)x >> 16, u3 = (unsigned)L;",
+                "    float f0 = (float)(x & 0xffff) * 0.25f, f1 = (float)(y & 0xff);"]
+        for _ in range(rng.randint(2, 4)):
+            body += self.region(rng.randint(0, 2))
+            if rng.random() < 0.4:
+                body.append(f"    u{rng.randint(0, 3)} = h{rng.randint(0, 1)}(u{rng.randint(0, 3)});")
+        outs = [f"    out[i * 6 + {k}] = {v};" for k, v in
+                enumerate(["u0", "u1", "u2", "u3", "__float_as_uint(f0)", "__float_as_uint(f1)"])]
+        return "\n".join([HEAD[0].format(n=768)] + helpers + HEAD[1:] + body + outs + ["}"]) + "\n"
+
+
+class Params:
+    """Helpers that write their by-value parameters (compound assignment, ++/--,
+    assignment, through a pointer to it), called with the caller's variables of every
+    integer type, casts of them and expressions, under branches and in loops; every
+    caller variable is an output, so a callee's write that leaks into its argument
+    shows."""
+    TYPES = ["int", "unsigned", "long long", "unsigned long long", "short", "unsigned short", "signed char",
+             "unsigned char", "bool", "float", "double"]
+    WRITES = ["p += 2;", "p++;", "--p;", "p = ({t})(p * 3);", "p ^= 5;", "p <<= 1;", "p = ({t})7;",
+              "{{ {t} *q = &p; *q = ({t})(*q + 1); }}", "p -= ({t})1;"]
+    FLOAT_WRITES = ["p += 2;", "p++;", "p = p * 0.5f;", "{{ {t} *q = &p; *q = *q + 1; }}", "p = 3;"]
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def helper(self, k: int, t: str) -> list:
+        rng = self.rng
+        writes = self.FLOAT_WRITES if t in ("float", "double") else self.WRITES
+        body = [f"    {rng.choice(writes).format(t=t)}" for _ in range(rng.randint(1, 3))]
+        if t == "bool":
+            body = ["    p = !p;", "    { bool *q = &p; *q = !*q; }"][:rng.randint(1, 2)]
+        ret = "(unsigned long long)(long long)(p * 4.0)" if t in ("float", "double") else \
+            "(-(unsigned long long)p) * (unsigned long long)p"
+        return [f"__device__ unsigned long long h{k}({t} p) {{"] + body + [f"    return {ret};", "}"]
+
+    def kernel(self) -> str:
+        rng = self.rng
+        types = [rng.choice(self.TYPES) for _ in range(3)]
+        helpers = [line for k, t in enumerate(types) for line in self.helper(k, t)]
+        vars_ = [(f"c{k}", rng.choice(self.TYPES[:8])) for k in range(3)]
+        body = [f"    {t} {v} = ({t})((x >> {k * 5}) & 0xffff);" for k, (v, t) in enumerate(vars_)]
+        body.append("    unsigned long long r = 0;")
+        for _ in range(rng.randint(2, 4)):
+            k = rng.randrange(3)
+            v, t = rng.choice(vars_)
+            arg = rng.choice([v, f"({types[k]}){v}", f"({types[k]})({v} + 1)"])
+            call = f"r += h{k}({arg});"
+            seen = f"r = r * 3u + (unsigned long long)(long long)({arg});"   # the argument's value, remembered
+            if rng.random() < 0.6:
+                body.append(f"    {seen}")
+            shape = rng.random()
+            if shape < 0.4:
+                body.append(f"    if ((y & {1 << rng.randint(0, 4)}) != 0) {call}")
+            elif shape < 0.6:
+                body.append(f"    for (int j = 0; j < (y & 3); j++) {{ {call} }}")
+            else:
+                body.append(f"    {call}")
+            if rng.random() < 0.6:
+                body.append(f"    {seen}")
+            if rng.random() < 0.3:
+                body.append(f"    {v} = ({t})({v} + 1);")
+        outs = [f"    out[i * 6 + {k}] = (unsigned long long){v};" for k, (v, _) in enumerate(vars_)]
+        outs += ["    out[i * 6 + 3] = r;", "    out[i * 6 + 4] = (unsigned long long)(c0 + c1);",
+                 "    out[i * 6 + 5] = (unsigned long long)(c2 * 3);"]
+        return "\n".join([HEAD[0].format(n=768)] + helpers + HEAD[1:] + body + outs + ["}"]) + "\n"
+
+
 class Operands:
     """Typed integer expressions over full-range values of every integer type: a buffer
     per type (two elements of it per thread), a kernel parameter per type (a constant
@@ -302,7 +433,8 @@ class Operands:
         return "\n".join(lines + ["}"]) + "\n"
 
 
-STYLES = {"expressions": Expressions, "statements": Statements, "operands": Operands}
+STYLES = {"expressions": Expressions, "statements": Statements, "operands": Operands, "regions": Regions,
+          "params": Params}
 
 
 # ---- running both compilers ----------------------------------------------------------------

@@ -237,11 +237,13 @@ def fadd32(a, b, mode, ftz, sat):
 
 
 @njit(cache=True)
-def fmul32(a, b, mode, ftz, sat):
+def fmul32(a, b, mode, ftz, sat, scale=0):
+    """a * b (FMUL); `scale`: FMUL.D2/.M2 and friends, the exact product times 2^scale,
+    rounded once."""
     if ftz:
         a = ftz32(a)
         b = ftz32(b)
-    p = np.float64(f32(a)) * np.float64(f32(b))       # exact: 24 + 24 bits
+    p = np.float64(f32(a)) * np.float64(f32(b)) * 2.0 ** scale    # exact: 24 + 24 bits, a power of two
     return finish32(round32(p, 0.0, mode), ftz, sat)
 
 

@@ -42,6 +42,13 @@ def _gen_syncthreads(cg, expr, t, want_value):
     cg.clobber_memory("all")
 
 
+def _gen_barrier_sync(cg, expr, t, want_value):
+    """__barrier_sync(id): `barrier.sync id` (the aligned form cooperative groups' sync()
+    compiles to, where __syncthreads is `bar.sync 0`)."""
+    cg.emit("barrier.sync", cg.gen_expr(expr.args[0]))
+    cg.clobber_memory("all")
+
+
 def _gen_threadfence(cg, expr, t, want_value):
     cg.emit("membar.gl")
     cg.clobber_memory("all")
@@ -450,7 +457,7 @@ def _gen_printf(cg, expr, t, want_value):
 
 BUILTINS = {
     "printf": _gen_printf,
-    "__syncthreads": _gen_syncthreads,
+    "__syncthreads": _gen_syncthreads, "__barrier_sync": _gen_barrier_sync,
     "__syncthreads_count": _gen_syncthreads_reduce("popc"),
     "__syncthreads_and": _gen_syncthreads_reduce("and"),
     "__syncthreads_or": _gen_syncthreads_reduce("or"),

@@ -32,6 +32,7 @@ from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from ..ptx import ir
 from . import ast as A
 from . import sema as S
+from .sema import NESTING_LIMIT
 from .mangle import mangle_static_local
 from . import mathlib
 from .builtins import BUILTINS
@@ -49,7 +50,7 @@ class FunctionCodegen:
     # (unspecialized); __dict__ takes whatever else a pass may add.
     __slots__ = (
         "module", "fsym", "index", "next_id", "next_label", "blocks", "rank_base", "rank_counter", "block",
-        "memo", "loaded", "value_keys", "memo_deps", "write_log", "clobber_log", "uses", "bindings",
+        "memo", "loaded", "value_keys", "memo_deps", "write_log", "adopt_log", "def_blocks", "clobber_log", "uses", "bindings",
         "pointers", "kernel_pointers", "mutable", "known", "multiplies", "narrow_loads", "loads",
         "param_loads", "defs", "load_order", "loops", "returns", "inline_stack", "exit_label", "shared_vars",
         "aliases", "vars", "has_asm", "referenced", "ranks", "loop_regions", "offsets", "named", "frozen",
@@ -70,6 +71,8 @@ class FunctionCodegen:
         self.value_keys: dict = {}           # value -> the one key memo_put stored it under
         self.memo_deps: dict = {}            # variable register -> memo keys that read it
         self.write_log: list = []            # variable registers written, in order (for regions)
+        self.adopt_log: list = []            # temporaries variables took over, in order (for regions)
+        self.def_blocks: dict = {}           # temporary -> the block whose instruction computed it
         self.clobber_log: list = []          # memory spaces clobbered, in order (for regions)
         # Reads of each register by the instructions emitted (vir.instr_uses counted; an
         # inline asm's outputs after the first count too): for writing results in place,
@@ -143,13 +146,21 @@ class FunctionCodegen:
     # written inside.  A loop's header also keeps what reads no variable and no memory.
     def region_start(self) -> tuple:
         return (dict(self.memo), dict(self.loaded), {k: set(v) for k, v in self.memo_deps.items()},
-                dict(self.known), len(self.write_log), len(self.clobber_log))
+                dict(self.known), len(self.write_log), len(self.clobber_log), len(self.adopt_log))
 
     def region_join(self, saved: tuple, loop_header: bool = False) -> None:
         """Now at a block dominated by where `saved` was taken (after place())."""
-        memo, loaded, deps, known, writes, clobbers = saved
+        memo, loaded, deps, known, writes, clobbers, adoptions = saved
         memo, loaded = dict(memo), dict(loaded)   # `saved` may serve several joins: each gets its own copy
         written = set(self.write_log[writes:])
+        adopted = set(self.adopt_log[adoptions:])
+        if adopted:
+            # A temporary computed before the region and taken over by a variable inside
+            # it (an inlined callee's parameter, `x0 += 2u` on the argument's register)
+            # is no longer what its key computes; nothing in `deps` says so, since it was
+            # not a variable's register when it was remembered.
+            memo = {k: v for k, v in memo.items() if v not in adopted and not adopted.intersection(k)}
+            loaded = {k: v for k, v in loaded.items() if v not in adopted and not adopted.intersection(k)}
         spaces = set(self.clobber_log[clobbers:])
         stale = set()
         for reg in (self.mutable if loop_header else written):
@@ -232,6 +243,8 @@ class FunctionCodegen:
         instrs.append(instr)
         if self.region_tag is not None:
             self.regions[id(instr)] = self.region_tag
+        if defining:
+            self.def_blocks[operands[0]] = self.block
         if defining and rank:
             self.rank_instruction(instr)
         return instr
@@ -366,6 +379,7 @@ class FunctionCodegen:
                 self.memo.pop(key, None)
                 self.loaded.pop(key, None)
         if reg not in self.mutable:  # a temporary a variable takes over
+            self.adopt_log.append(reg)
             if self.memo:
                 self.memo = {k: v for k, v in self.memo.items() if v is not reg and reg not in k}
             if self.loaded:
@@ -540,8 +554,9 @@ class FunctionCodegen:
                 return
             value = self.rvalue(value, t) if value is not None else None
             if sym not in self.plan.written and sym.assign_count == 0 and value is not None:
-                self.bindings[sym] = AggValue(t, [self.snapshot(v, lt) for v, (_, lt) in
-                                                  zip(value.values, leaves(t))])
+                copies = [self.snapshot(v, lt) for v, (_, lt) in zip(value.values, leaves(t))]
+                self.carry_pack(value.values, copies)
+                self.bindings[sym] = AggValue(t, copies)
                 return
             if value is not None and all(self.adoptable(v, lt) for v, (_, lt) in zip(value.values, leaves(t))):
                 for v in value.values:
@@ -572,10 +587,15 @@ class FunctionCodegen:
         self.bindings[sym] = ref
 
     def adoptable(self, value, t: S.Type) -> bool:
-        """Is `value` a temporary nothing else names, so a variable may take it over?"""
+        """Is `value` a temporary nothing else names, so a variable may take it over?
+        Only one computed in this block: value numbering may hand out an older one
+        again after the variable changes it (a loop's next iteration reading what the
+        header kept; the join after an `if` whose arm inlined `h(c)`, `h` writing its
+        parameter)."""
         return value.__class__ is VReg and value not in self.mutable and value not in self.named \
             and value not in self.param_loads and value not in self.kernel_pointers \
-            and value.cls == reg_class(t) and value not in self.pointers
+            and value.cls == reg_class(t) and value not in self.pointers \
+            and self.def_blocks.get(value) is self.block
 
     def snapshot(self, value, t: S.Type):
         """`value` as it is now: a copy when it is a variable's register (which changes later)."""
@@ -846,28 +866,47 @@ class FunctionCodegen:
             t = S.unqualified(expr.type)
             lv = self.gen_lvalue(expr)
             reg = self.new_reg(_asm_class(constraint, t, expr))
-            if constraint.startswith("+"):
+            if is_aggregate(t):
+                _asm_aggregate(t, reg.cls, expr)
+                if constraint.startswith("+"):
+                    self.emit(f"mov.b{bits_of_class(reg.cls)}", reg, self.aggregate_word(self.load(lv), reg.cls))
+            elif constraint.startswith("+"):
                 self.emit(f"mov.{mov_type(reg.cls, t)}", reg, self.convert_to_class(self.load(lv), t, reg.cls))
             outputs.append((lv, reg, t))
             operands.append(reg)
         for constraint, expr in stmt.inputs:
             value = self.gen_expr(expr)
             t = S.unqualified(expr.type)
+            if is_aggregate(t):     # a struct the size of a register (GNU C takes those)
+                operands.append(self.aggregate_word(self.rvalue(value, t), _asm_aggregate(
+                    t, _asm_class(constraint, t, expr), expr)))
+                continue
             if "n" in constraint or "i" in constraint:
                 if value.__class__ is not _Imm:
                     raise self.unsupported(f"asm operand '{constraint}' that is not a constant", expr)
                 operands.append(value)
                 continue
             cls = _asm_class(constraint, t, expr)
+            if value.__class__ is VReg and S.is_pointer(t):    # asm addresses are generic
+                value = self.to_generic(value)
             value = self.convert_to_class(value, t, cls)
             operands.append(self.materialize(value, t) if value.__class__ is _Imm else value)
         instr = self.emit("inline.asm", *operands)
         instr.asm = (stmt.template, len(outputs))
         self.has_asm = True
         for lv, reg, t in outputs:
+            if is_aggregate(t):
+                self.store(lv, self.unpack_pair(reg, t) if reg.cls == "r" else AggValue(t, [reg]))
+                continue
             self.store(lv, self.convert_from_class(reg, t))
         if stmt.volatile or "memory" in stmt.clobbers:
             self.clobber_memory("all")
+
+    def aggregate_word(self, value: AggValue, cls: str):
+        """A register-sized struct as one asm operand: its one field, or two 16-bit fields packed."""
+        if cls == "r":
+            return self.pack_pair(value)
+        return self.materialize(value.values[0], leaves(value.ctype)[0][1])
 
     def convert_to_class(self, value, t: S.Type, cls: str):
         """A value of C type t in the register class an asm constraint names."""
@@ -961,9 +1000,14 @@ class FunctionCodegen:
             self.cond_branch(cond.operand, target, not when)
             return
         if cond.__class__ is A.Binary and cond.op in INT_CMP:
-            lhs = _GEN_EXPR[cond.lhs.__class__](self, cond.lhs)
-            rhs = _GEN_EXPR[cond.rhs.__class__](self, cond.rhs)
-            p = self.compare(cond.op, lhs, rhs, cond.lhs.type, negate=not when)
+            narrow = self.narrow_equality(cond)
+            if narrow is not None:
+                lhs, rhs, t = self.gen_compare_operands(cond)
+            else:
+                lhs = _GEN_EXPR[cond.lhs.__class__](self, cond.lhs)
+                rhs = _GEN_EXPR[cond.rhs.__class__](self, cond.rhs)
+                t = cond.lhs.type
+            p = self.compare(cond.op, lhs, rhs, t, negate=not when)
             self.branch(target, p)
             return
         value = _GEN_EXPR[cond.__class__](self, cond)
@@ -986,10 +1030,8 @@ class FunctionCodegen:
         if cond.__class__ is A.Unary and cond.op == "!":
             return self.cond_pred(cond.operand, not negate)
         if cond.__class__ is A.Binary and cond.op in INT_CMP:
-            lhs, rhs = self.gen_expr(cond.lhs), self.gen_expr(cond.rhs)
-            if S.is_pointer(cond.lhs.type) and S.is_pointer(cond.rhs.type):
-                lhs, rhs = self.comparable_pointers(lhs, rhs)
-            return self.compare(cond.op, lhs, rhs, S.unqualified(cond.lhs.type), negate)
+            lhs, rhs, t = self.gen_compare_operands(cond)
+            return self.compare(cond.op, lhs, rhs, t, negate)
         return self.truth(self.gen_expr(cond), cond.type, negate)
 
     def compare(self, op: str, lhs, rhs, t: S.Type, negate: bool = False):
@@ -1019,6 +1061,61 @@ class FunctionCodegen:
             suffix = int_type(t)
         return self.op(f"setp.{cond}.{suffix}", "p", lhs, rhs)
 
+    def inverted_setp(self, pred: VReg):
+        """`!p` where p is the setp just emitted and nothing else reads it: the setp of the
+        inverse condition (LLVM folds the `xor i1 %c, true` into the icmp/fcmp)."""
+        last = self.block.instrs[-1] if self.block.instrs else None
+        if last is None or not last.opcode.startswith("setp.") or last.operands[0] is not pred \
+                or last.guard is not None or self.uses.get(pred, 0) or pred in self.mutable or pred in self.named:
+            return None
+        _, cond, suffix = last.opcode.split(".", 2)
+        inverse = (FLOAT_INVERSE if suffix.startswith("f") else INVERSE).get(cond)
+        if inverse is None:
+            return None
+        return self.op(f"setp.{inverse}.{suffix}", "p", *last.operands[1:])
+
+    def narrow_equality(self, cond: A.Binary):
+        """`x == c` / `x != c` of a promoted 16-bit integer: (x, c, its type), compared in
+        16 bits as LLVM's instcombine leaves `icmp ne (zext i16 %x), 0`; or None."""
+        if cond.op not in ("==", "!="):
+            return None
+        inner = []
+        for side in (cond.lhs, cond.rhs):
+            if side.__class__ is A.ImplicitCast and S.is_integer(side.operand.type) and \
+                    S.sizeof(side.operand.type) == 2 and S.sizeof(side.type) == 4:
+                inner.append(side.operand)
+            else:
+                inner.append(side)
+        t16 = next((S.unqualified(e.type) for e in inner if S.is_integer(e.type) and S.sizeof(e.type) == 2), None)
+        if t16 is None or isinstance(t16, S.EnumType):
+            return None
+        parts = []
+        for e in inner:
+            if S.is_integer(e.type) and S.sizeof(e.type) == 2 and S.unqualified(e.type) == t16:
+                parts.append(e)
+                continue
+            value = S.constant_value(e)
+            low, high = (-32768, 32767) if t16.signed else (0, 65535)
+            if not isinstance(value, int) or not low <= value <= high:
+                return None
+            parts.append(value)
+        if all(isinstance(p, int) for p in parts):
+            return None
+        return parts[0], parts[1], t16
+
+    def gen_compare_operands(self, cond: A.Binary):
+        """The operands of a comparison and the type it compares in."""
+        narrow = self.narrow_equality(cond)
+        if narrow is not None:
+            lhs, rhs, t = narrow
+            lhs = imm_for(lhs, t) if isinstance(lhs, int) else self.gen_expr(lhs)
+            rhs = imm_for(rhs, t) if isinstance(rhs, int) else self.gen_expr(rhs)
+            return lhs, rhs, t
+        lhs, rhs = self.gen_expr(cond.lhs), self.gen_expr(cond.rhs)
+        if S.is_pointer(cond.lhs.type) and S.is_pointer(cond.rhs.type):
+            lhs, rhs = self.comparable_pointers(lhs, rhs)
+        return lhs, rhs, S.unqualified(cond.lhs.type)
+
     def bool_compare(self, cond: str, lhs, rhs):
         lhs, rhs = self.as_pred(lhs), self.as_pred(rhs)
         if cond == "ne":
@@ -1033,6 +1130,10 @@ class FunctionCodegen:
         if value.__class__ is _Imm:
             return ir.Imm(int(bool(value.value) != negate))
         if value.cls == "p":
+            if negate:
+                inverted = self.inverted_setp(value)
+                if inverted is not None:
+                    return inverted
             return self.op("not.pred", "p", value) if negate else value
         cond = "eq" if negate else "ne"
         if t.__class__ is S.FloatType:
@@ -1134,6 +1235,8 @@ class FunctionCodegen:
         lt, rt = expr.lhs.type, expr.rhs.type
         if op in ("+", "-") and (lt.__class__ is _PointerType or rt.__class__ is _PointerType):
             return self.gen_pointer_arith(expr)
+        if op in ("==", "!=") and self.narrow_equality(expr) is not None:
+            return self.compare(op, *self.gen_compare_operands(expr))
         lhs = _GEN_EXPR[expr.lhs.__class__](self, expr.lhs)
         rhs = _GEN_EXPR[expr.rhs.__class__](self, expr.rhs)
         if op in INT_CMP:
@@ -1600,14 +1703,45 @@ class FunctionCodegen:
                       ir.Address(mem.base, mem.offset))
             self.loads += 1
             return AggValue(t, regs)
+        if _packed_pair(t, mem):
+            return self.unpack_pair(self.load(MemRef(mem.base, mem.offset, mem.space, S.UINT, mem.nc)), t)
         return AggValue(t, [self.load(MemRef(mem.base, mem.offset + offset, mem.space, lt, mem.nc))
                             for offset, lt in parts])
+
+    def carry_pack(self, values: list, copies: list) -> None:
+        """`copies` hold what `values` hold: if those are a word's halves, so are these."""
+        if len(values) == 2 and copies != values:
+            word = self.memo.get(("pack", *values))
+            if word is not None:
+                self.memo_put(("pack", *copies), word)
+
+    def unpack_pair(self, word: VReg, t: S.Type) -> AggValue:
+        """The two 16-bit fields of a 32-bit word (`mov.b32 {%rs1, %rs2}, %r1`), remembered
+        so that packing them again is the word itself."""
+        low, high = self.new_reg("rs"), self.new_reg("rs")
+        self.emit("mov.b32", ir.Vector((low, high)), word)
+        self.memo_put(("pack", low, high), word)
+        return AggValue(t, [low, high])
+
+    def pack_pair(self, value: AggValue) -> VReg:
+        """The 32-bit word of a two-field 16-bit aggregate (`mov.b32 %r1, {%rs1, %rs2}`)."""
+        t = value.ctype
+        low, high = (self.materialize(v, lt) for v, (_, lt) in zip(value.values, leaves(t)))
+        word = self.memo.get(("pack", low, high))
+        if word is None:
+            word = self.new_reg("r")
+            self.emit("mov.b32", word, ir.Vector((low, high)))
+            self.memo_put(("pack", low, high), word)
+        return word
 
     def store_aggregate(self, lv, value: AggValue) -> None:
         t = S.unqualified(lv.ctype)
         if lv.__class__ is RegAgg:
+            word = self.memo.get(("pack", *value.values)) if len(value.values) == 2 else None
             for ref, v in zip(lv.refs, value.values):
                 self.store(ref, v)
+            if word is not None:    # the variable's fields are still that word's halves
+                self.memo_put(("pack", *(ref.reg for ref in lv.refs)), word)
             return
         parts = leaves(t)
         if _vector_access(t, lv) and not lv.ctype.volatile:
@@ -1618,14 +1752,24 @@ class FunctionCodegen:
                       ir.Vector(values))
             self.clobber_memory(lv.space)
             return
+        if _packed_pair(t, lv) and not lv.ctype.volatile:
+            self.store(MemRef(lv.base, lv.offset, lv.space, S.UINT), self.pack_pair(value))
+            return
         for (offset, lt), v in zip(parts, value.values):
             self.store(MemRef(lv.base, lv.offset + offset, lv.space, lt), v)
 
     def materialize(self, value, t: S.Type):
-        """A register holding `value` (vector stores take no immediates)."""
+        """A register holding `value` (vector stores and asm operands take no immediates);
+        one per constant where it dominates, as LLVM's CSE leaves them."""
         if value.__class__ is _Imm:
+            bits = struct.pack("<d", value.value) if isinstance(value.value, float) else value.value
+            key = ("mov", reg_class(t), bits, value.type)      # (bits: -0.0 is not 0.0)
+            reg = self.memo.get(key)
+            if reg is not None:
+                return reg
             reg = self.new_reg(reg_class(t))
             self.emit(f"mov.{mov_type(reg.cls, t)}", reg, value)
+            self.memo_put(key, reg)
             return reg
         return value
 
@@ -1798,10 +1942,8 @@ class FunctionCodegen:
         while cond.__class__ is A.ImplicitCast and cond.type == S.BOOL and S.is_scalar(cond.operand.type):
             cond = cond.operand
         if cond.__class__ is A.Binary and cond.op in INT_CMP:
-            lhs, rhs = self.gen_expr(cond.lhs), self.gen_expr(cond.rhs)
-            if S.is_pointer(cond.lhs.type) and S.is_pointer(cond.rhs.type):
-                lhs, rhs = self.comparable_pointers(lhs, rhs)
-            return self.compare(cond.op, lhs, rhs, S.unqualified(cond.lhs.type))
+            lhs, rhs, t = self.gen_compare_operands(cond)
+            return self.compare(cond.op, lhs, rhs, t)
         return self.truth(self.gen_expr(cond), cond.type)
 
     def gen_comma(self, expr: A.Comma):
@@ -2068,6 +2210,9 @@ _GEN_STMT = {
     A.ForStmt: FunctionCodegen.gen_for, A.WhileStmt: FunctionCodegen.gen_while, A.DoStmt: FunctionCodegen.gen_do,
     A.ReturnStmt: FunctionCodegen.gen_return, A.BreakStmt: FunctionCodegen.gen_break, A.ContinueStmt: FunctionCodegen.gen_continue,
     A.Declaration: FunctionCodegen.gen_declaration, A.SwitchStmt: FunctionCodegen.gen_switch, A.AsmStmt: FunctionCodegen.gen_asm,
+    A.StaticAssert: lambda self, stmt: None, A.UsingAlias: lambda self, stmt: None,   # (sema's alone)
+    A.RangeForStmt: lambda self, stmt: self.gen_stmt(stmt.lowered),
+    A.UsingDeclaration: lambda self, stmt: None,
 }
 _GEN_STMT = _Dispatch(_GEN_STMT, FunctionCodegen.unsupported_stmt)
 
@@ -2144,6 +2289,20 @@ def _asm_class(constraint: str, t: S.Type, node) -> str:
         if letter in _ASM_CLASSES:
             return _ASM_CLASSES[letter]
     raise Unsupported(f"asm constraint '{constraint}'", node.loc)
+
+
+def _asm_aggregate(t: S.Type, cls: str, node) -> str:
+    """Check that a struct can be an asm operand of class `cls`: one 16-bit field for `h`,
+    two for `r` (cuda_fp16.h's `__half`, `__half2`)."""
+    parts = leaves(t)
+    sizes = [S.sizeof(lt) for _, lt in parts]
+    if (cls == "rs" and sizes == [2]) or (cls == "r" and sizes == [2, 2]):
+        return cls
+    raise Unsupported(f"asm operand of type '{S.type_name(t)}'", node.loc)
+
+
+def bits_of_class(cls: str) -> int:
+    return {"rs": 16, "r": 32, "rd": 64, "f": 32, "fd": 64}[cls]
 
 
 def _float_identity(op: str, c: float) -> bool:
@@ -2230,6 +2389,17 @@ def _is_lvalue_path(expr) -> bool:
     return False
 
 
+def _packed_pair(t: S.Type, mem) -> bool:
+    """Is a whole-object access of `t` at `mem` one 32-bit access: a struct of two 16-bit
+    integer fields aligned to 4 (`__half2`, `__nv_bfloat162`: LLVM's memcpy of an
+    over-aligned 4-byte struct is an i32 load or store)?"""
+    if t.__class__ is not S.StructType or t.align < 4 or S.sizeof(t) != 4 or mem.__class__ is not MemRef \
+            or mem.space == "param" or mem.offset % 4:
+        return False
+    parts = leaves(t)
+    return len(parts) == 2 and all(S.sizeof(lt) == 2 and lt.__class__ is S.IntType for _, lt in parts)
+
+
 def _vector_access(t: S.Type, mem) -> bool:
     """Is a whole-object access of `t` at `mem` one ld/st.v2/v4 (a CUDA vector type at its
     alignment, outside the parameter space)?"""
@@ -2285,6 +2455,11 @@ def _expr_key(expr: A.Expr):
     return None
 
 
+def _only_constant_uses(fsym) -> bool:
+    """A constexpr function: what no kernel reaches is only ever evaluated by sema."""
+    return fsym.definition is not None and fsym.definition.specs.constexpr
+
+
 def _count_returns(node) -> int:
     if node.__class__ is A.ReturnStmt:
         return 1
@@ -2294,6 +2469,8 @@ def _count_returns(node) -> int:
         return _count_returns(node.then) + (_count_returns(node.else_) if node.else_ else 0)
     if isinstance(node, (A.ForStmt, A.WhileStmt, A.DoStmt)):
         return _count_returns(node.body)
+    if node.__class__ is A.RangeForStmt:
+        return _count_returns(node.lowered)
     if isinstance(node, (A.SwitchStmt, A.CaseStmt, A.DefaultStmt)):
         return _count_returns(node.body)
     return 0
@@ -2336,16 +2513,28 @@ class ModuleCodegen:
         """__device__ functions on a cycle of the call graph: they stay calls (.func)."""
         graph: dict = {}
         for fsym in self.analyzer.functions:
-            if fsym.definition is None or not fsym.on_device or fsym.is_kernel:
+            if fsym.definition is None or not fsym.on_device:
                 continue
             callees, stack = set(), [fsym.definition.body]
             while stack:
                 node = stack.pop()
+                if node.__class__ is A.StaticAssert:    # (evaluated by sema: no call at run time)
+                    continue
                 if node.__class__ is A.Call and node.callee is not None and node.callee.builtin is None \
                         and node.callee.definition is not None:
                     callees.add(node.callee)
                 PUSH_CHILDREN[node.__class__](node, stack)
             graph[fsym] = callees
+        # What kernels (and function pointers) can reach at run time: a recursive function
+        # only constant expressions call (a constexpr `log2i`) is not emitted, as NVVM drops it.
+        self.reachable = set()
+        stack = [f for f in graph if f.is_kernel or f.address_taken]
+        while stack:
+            f = stack.pop()
+            if f not in self.reachable:
+                self.reachable.add(f)
+                stack.extend(graph.get(f, ()))
+        graph = {f: callees for f, callees in graph.items() if not f.is_kernel}
         out = set()
         for start in graph:
             seen, stack = set(), list(graph[start])
@@ -2423,7 +2612,8 @@ class ModuleCodegen:
         # Functions that stay calls (recursive ones, those whose address is taken) are
         # .funcs, in source order before the kernels, as NVVM writes them.
         funcs = [f for f in self.analyzer.functions if f.definition is not None and f.on_device
-                 and not f.is_kernel and (f in self.recursive or f.address_taken)]
+                 and not f.is_kernel and (f in self.recursive or f.address_taken)
+                 and (f in self.reachable or not _only_constant_uses(f))]
         index = 0
         for fsym in funcs:
             func = self.generate_function(fsym, index)
@@ -2469,6 +2659,11 @@ class ModuleCodegen:
             line, col = loc if loc and loc[0] > 0 else fsym.loc
             self.diagnostics.append(Diagnostic(f"unsupported feature: {exc.feature}",
                                                SourceLoc(self.filename, line, col)))
+            return None
+        except RecursionError:
+            self.diagnostics.append(Diagnostic(
+                f"unsupported feature: code nested more than about {NESTING_LIMIT} levels deep",
+                SourceLoc(self.filename, *fsym.loc)))
             return None
         except Exception as exc:  # a bug in ptxc, not in the user's code: say so plainly
             if os.environ.get("PTXC_TRACEBACK"):

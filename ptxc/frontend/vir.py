@@ -308,7 +308,7 @@ def defines(instr: ir.Instr) -> bool:
     return not _FIRST_IS_READ[opcode]
 
 
-_USE_FIRST = ("bar.warp", "bar.sync", "st.", "red.")  # their first operand is read, not written
+_USE_FIRST = ("bar.warp", "bar.sync", "barrier.sync", "st.", "red.")  # their first operand is read, not written
 
 
 # opcode -> does it read its first operand

@@ -31,7 +31,7 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
                     pure = _PURE[instr.opcode]
                 except KeyError:
                     pure = _PURE[instr.opcode] = PURE_OPCODE[instr.opcode]
-                if pure and instr.operands and type(instr.operands[0]) is VReg and get(instr.operands[0], 0) == 0:
+                if pure and instr.operands and _unread(instr.operands[0], get):
                     work.append(instr)
         if not work:
             return
@@ -40,16 +40,18 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
         counts, pure = _count_uses(cg)
         cg.uses = counts    # (kept true below, as the dead instructions' reads go)
         get = counts.get
-        work = [i for i in pure if get(i.operands[0], 0) == 0]
+        work = [i for i in pure if _unread(i.operands[0], get)]
         if not work:
             return
     defs: dict = {}     # register -> the pure instructions that write it
     for instr in pure:
-        found = defs.get(instr.operands[0])
-        if found is None:
-            defs[instr.operands[0]] = [instr]
-        else:
-            found.append(instr)
+        first = instr.operands[0]
+        for reg in (first.elems if first.__class__ is Vector else (first,)):
+            found = defs.get(reg)
+            if found is None:
+                defs[reg] = [instr]
+            else:
+                found.append(instr)
     dead: set = set()
     while work:
         instr = work.pop()
@@ -60,17 +62,25 @@ def eliminate_dead_code(cg, func: ir.Function) -> None:
             counts[reg] -= 1
             if counts[reg] == 0:
                 for d in defs.get(reg, ()):
-                    if id(d) not in dead:
+                    if id(d) not in dead and _unread(d.operands[0], counts.get):
                         work.append(d)
     for block in cg.blocks:
         block.instrs = [i for i in block.instrs if id(i) not in dead]
+
+
+def _unread(first, get) -> bool:
+    """Is a pure instruction's result (a register, or a vector of them: `mov.b32 {%rs1,
+    %rs2}, %r1`) read by nothing?"""
+    if first.__class__ is VReg:
+        return get(first, 0) == 0
+    return first.__class__ is Vector and all(get(e, 0) == 0 for e in first.elems if e.__class__ is VReg)
 
 
 def _pure_definitions(cg) -> list:
     """The pure instructions that define a register, in program order."""
     # (a pure opcode never reads its first operand: a register there is its result)
     return [instr for block in cg.blocks for instr in block.instrs
-            if PURE_OPCODE[instr.opcode] and instr.operands and instr.operands[0].__class__ is VReg]
+            if PURE_OPCODE[instr.opcode] and instr.operands and instr.operands[0].__class__ in (VReg, Vector)]
 
 
 def _count_uses(cg) -> tuple[dict, list]:
@@ -97,6 +107,8 @@ def _count_uses(cg) -> tuple[dict, list]:
                         pure.append(instr)
                     ops = ops[1:]
                 elif first is Vector:
+                    if PURE_OPCODE[opcode]:
+                        pure.append(instr)
                     ops = ops[1:]
             for op in ops:
                 cls = op.__class__

@@ -1,10 +1,12 @@
-"""propagate_copies: `mov %a, %b` goes when %a is only that copy of an unchanging %b.
+"""propagate_copies: `mov %a, %b` goes when %a is only that copy of %b, unchanged while %a is read.
 
 Codegen copies a value where a variable may change later (a snapshot), or where a
 register variable is set once (a struct field, an inlined function's result); when %a
 is written only by the copy and %b does not change after it -- %b is written once, or
 only in the copy's block before the copy -- the copy is only a second name, which
-mem2reg/SROA would not have made.  Expects: vir blocks.  Guarantees: every read of %a
+mem2reg/SROA would not have made.  So it is when %b is written only in the copy's
+block and every read of %a is in that block, after the copy and no later than %b's
+next write (an unrolled loop's struct variable passed to an inlined member function).  Expects: vir blocks.  Guarantees: every read of %a
 reads %b (same class), which holds the same value there; `cg.uses` (codegen's use
 counts), unless None, still counts every register's reads: a removed copy's read is
 gone, and %a's reads are %b's.
@@ -16,7 +18,7 @@ from itertools import count as _counter
 from operator import attrgetter
 
 from ...ptx import ir
-from ..vir import READS_FIRST, OpcodeTable, VReg, instr_defs
+from ..vir import READS_FIRST, OpcodeTable, VReg, instr_defs, instr_uses
 
 _COPY = OpcodeTable(lambda opcode: opcode.startswith("mov."))
 _opcode_of = attrgetter("opcode")
@@ -67,14 +69,30 @@ def propagate_copies(cg, func: ir.Function) -> None:
                     if def_block[reg] != b:
                         def_block[reg] = -1
                 last_def[reg] = pos
+    undefined = [(b, pos, instr) for b, pos, instr in copies if instr.operands[1] not in defs]
+    if undefined:
+        # A copy of a register nothing writes (an uninitialized variable, a default
+        # constructor's fields) copies LLVM's undef: it goes, and what it wrote is as
+        # undefined as before on that path.  Then again, for copies of what it wrote.
+        for b, pos, instr in reversed(undefined):
+            del cg.blocks[b].instrs[pos]
+            if cg.uses is not None:
+                cg.uses[instr.operands[1]] -= 1
+        propagate_copies(cg, func)
+        return
     rename: dict = {}
     param_loads = cg.param_loads
     for b, pos, instr in copies:
         dst, src = instr.operands
-        if defs[dst] == 1 and dst not in param_loads and src not in rename \
-                and (defs.get(src, 0) <= 1 or (def_block[src] == b and last_def[src] < pos)):
+        root = src      # a copy of a copy: of the first one's source (unchanging after it, so here too)
+        while root in rename:
+            root = rename[root]
+        if defs[dst] == 1 and dst not in param_loads and dst is not root \
+                and (defs.get(root, 0) <= 1 or (def_block[root] == b and last_def[root] < pos)):
             rename[dst] = src
+    _rename_within_block(cg, copies, rename, defs, def_block, param_loads)
     if not rename:
+        coalesce_local_copies(cg)
         return
 
     def resolve(reg):
@@ -119,3 +137,133 @@ def propagate_copies(cg, func: ir.Function) -> None:
             if count:
                 final = resolve(reg)
                 uses[final] = uses.get(final, 0) + count
+    coalesce_local_copies(cg)
+
+
+def coalesce_local_copies(cg) -> None:
+    """The copies that stay because a register is written in several blocks (a variable,
+    a `q` set before an `if` and inside it), where the copy and what it meets are in one
+    block: `mov %a, %b` whose every read is later in that block, with no write of %b in
+    between, reads %b instead; `mov %a, %b` where %b is computed earlier in the block and
+    read only by the copy computes %a in place (no write or read of %a in between).
+    What mem2reg's SSA values would have been, without the copies."""
+    copies = []
+    for b, block in enumerate(cg.blocks):
+        for pos, instr in enumerate(block.instrs):
+            if _COPY[instr.opcode] and instr.guard is None:
+                ops = instr.operands
+                if len(ops) == 2 and ops[0].__class__ is VReg and ops[1].__class__ is VReg \
+                        and ops[0].cls == ops[1].cls and ops[0] is not ops[1]:
+                    copies.append((b, pos, instr))
+    if not copies:
+        return
+    involved = {reg for _, _, instr in copies for reg in instr.operands}
+    writes: dict = {}       # register -> [(block, position)]
+    reads: dict = {}
+    for b, block in enumerate(cg.blocks):
+        for pos, instr in enumerate(block.instrs):
+            for reg in instr_defs(instr):
+                if reg in involved:
+                    writes.setdefault(reg, []).append((b, pos))
+            for reg in instr_uses(instr):
+                if reg in involved:
+                    reads.setdefault(reg, []).append((b, pos))
+    gone = set()
+    param_loads = cg.param_loads
+    for b, pos, instr in copies:
+        dst, src = instr.operands
+        if dst is src or dst in param_loads:
+            continue
+        dst_reads = reads.get(dst, [])
+        src_writes = writes.get(src, [])
+        if writes.get(dst) == [(b, pos)] and dst_reads and all(rb == b and rp > pos for rb, rp in dst_reads):
+            last = max(rp for _, rp in dst_reads)
+            if not any(wb == b and pos < wp < last for wb, wp in src_writes):
+                block = cg.blocks[b]
+                for _, rp in dst_reads:
+                    _replace_reads(block.instrs[rp], dst, src)
+                gone.add(id(instr))
+                # (kept true for the copies after this one: src is read where dst was)
+                reads[src] = [r for r in reads.get(src, []) if r != (b, pos)] + dst_reads
+                reads.pop(dst, None)
+                writes.pop(dst, None)
+                if cg.uses is not None:
+                    cg.uses[src] = cg.uses.get(src, 0) + cg.uses.pop(dst, 0) - 1
+                continue
+        if len(src_writes) == 1 and src_writes[0][0] == b and src_writes[0][1] < pos and \
+                reads.get(src) == [(b, pos)] and src not in param_loads:
+            start = src_writes[0][1]
+            block = cg.blocks[b]
+            definition = block.instrs[start]
+            if instr_defs(definition) != [src] or definition.guard is not None:
+                continue
+            if any(start < p < pos for wb, p in writes.get(dst, []) if wb == b) or \
+                    any(start <= p < pos for rb, p in reads.get(dst, []) if rb == b):
+                continue
+            ops = definition.operands
+            k = next(i for i, op in enumerate(ops) if op is src)
+            ops[k] = dst
+            gone.add(id(instr))
+            writes[dst] = [w for w in writes.get(dst, []) if w != (b, pos)] + [(b, start)]
+            reads.pop(src, None)
+            writes.pop(src, None)
+            if cg.uses is not None:
+                cg.uses.pop(src, None)
+    if gone:
+        for block in cg.blocks:
+            if any(id(i) in gone for i in block.instrs):
+                block.instrs = [i for i in block.instrs if id(i) not in gone]
+
+
+def _replace_reads(instr, old, new) -> None:
+    ops = instr.operands
+    first_read = instr.opcode != "inline.asm" and (ops and (ops[0].__class__ is not VReg or READS_FIRST[instr.opcode]))
+    start = instr.asm[1] if instr.opcode == "inline.asm" else (0 if first_read else 1)
+    for k in range(start, len(ops)):
+        op = ops[k]
+        if op is old:
+            ops[k] = new
+        elif op.__class__ is ir.Address and op.base is old:
+            ops[k] = ir.Address(new, op.offset)
+        elif op.__class__ is ir.Vector and any(e is old for e in op.elems):
+            ops[k] = ir.Vector(tuple(new if e is old else e for e in op.elems))
+    if instr.guard is old:
+        instr.guard = new
+
+
+def _rename_within_block(cg, copies: list, rename: dict, defs: dict, def_block: dict, param_loads) -> None:
+    """The copies whose %a is read only between the copy and %b's next write, in the
+    copy's block (where %b is written: nowhere else)."""
+    sources = {instr.operands[1] for _, _, instr in copies}
+    candidates = []
+    for b, pos, instr in copies:
+        dst, src = instr.operands
+        if dst in rename or defs[dst] != 1 or dst in param_loads or src in rename or dst in sources \
+                or src in rename.values() or def_block.get(src) != b:
+            continue
+        candidates.append((b, pos, dst, src))
+    if not candidates:
+        return
+    watched_reads = {dst for _, _, dst, _ in candidates}
+    watched_defs = {src for _, _, _, src in candidates}
+    reads: dict = {}        # register -> [(block, position)]
+    writes: dict = {}       # register -> [position] (its one block)
+    for b, block in enumerate(cg.blocks):
+        for pos, instr in enumerate(block.instrs):
+            for reg in instr_uses(instr):
+                if reg in watched_reads:
+                    reads.setdefault(reg, []).append((b, pos))
+            if instr.opcode == "inline.asm":     # (a `+` output is read too: conservatively both)
+                for reg in instr.operands:
+                    if reg.__class__ is VReg and reg in watched_reads:
+                        reads.setdefault(reg, []).append((b, pos))
+            for reg in instr_defs(instr):
+                if reg in watched_defs:
+                    writes.setdefault(reg, []).append(pos)
+    for b, pos, dst, src in candidates:
+        if dst in rename.values() or src in rename:
+            continue
+        later = [p for p in writes.get(src, ()) if p > pos]
+        limit = min(later) if later else None
+        if all(rb == b and rp > pos and (limit is None or rp <= limit) for rb, rp in reads.get(dst, ())):
+            rename[dst] = src

@@ -13,7 +13,7 @@ from operator import attrgetter
 from ...ptx import ir
 from ..vir import BASE, OpcodeTable, VReg, instr_defs, instr_uses
 
-_BARRIERS = frozenset({"st", "atom", "red", "bar", "membar", "call", "inline"})
+_BARRIERS = frozenset({"st", "atom", "red", "bar", "barrier", "membar", "call", "inline"})
 _BARRIER = OpcodeTable(lambda opcode: BASE[opcode] in _BARRIERS)
 # A load that may move: not of a parameter, not volatile.
 _MOVABLE_LOAD = OpcodeTable(lambda opcode: opcode.startswith("ld.") and ".param" not in opcode
