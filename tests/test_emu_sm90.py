@@ -45,8 +45,10 @@ STRICTER_THAN_PTXAS = {
     # IMAD.WIDE/IMAD.HI's carry and high word into the next IMAD
     ("IMAD.X", "IMAD.WIDE.U32", 4, 6), ("IMAD.WIDE.U32", "IMAD.HI.U32", 4, 6),
     # votes and the predicates around them
-    ("POPC", "VOTEU.ANY", 4, 10), ("LOP3.LUT", "VOTEU.ANY", 2, 3), ("SEL", "VOTE.ALL", 4, 6),
+    ("POPC", "VOTEU.ANY", 4, 10), ("POPC", "VOTEU.ANY", 3, 10), ("LOP3.LUT", "VOTEU.ANY", 2, 3), ("SEL", "VOTE.ALL", 4, 6),
     ("VOTE.ANY", "ISETP.NE.U32.AND", 13, 14),
+    # shared atomics' data operands (fe_atomics_scoped: atomicMax_block, 64-bit atomicCAS_block)
+    ("ATOMS.MAX.S32", "IMAD.U32", 5, 6), ("ATOMS.CAS.64", "CS2R", 5, 6),
 }
 _STALL = re.compile(r"/\*\w+\*/ (?:@!?U?P\w+ )?(\S+) .*? (\d+) cycles after /\*\w+\*/ (?:@!?U?P\w+ )?(\S+) "
                     r".*the latency model wants (\d+)")

@@ -1,9 +1,10 @@
 """The kernels of testsuite/headers/ (issue 15's intrinsics and headers): for sm_89 and
 sm_90, NVIDIA's ptxas accepts ptxc's PTX, and its cubin gives nvcc's cubin's buffers on
 the emulator, LAUNCH line by LAUNCH line.  Only the frontend is under test: these files
-use PTX that ptxc's backend does not lower yet (scoped atomics `atom.cta`/`.sys`, `bfe`
-with variable operands, NANOSLEEP of a register, vprintf: issue 16), so they live
-outside testsuite/'s top level, which every backend test globs.
+use PTX whose SASS forms the instruction tables lack yet (`bfe` with variable operands:
+SGXT/BMSK R, R, R; NANOSLEEP of a register; issue 16), so they live outside testsuite/'s
+top level, which every backend test globs.  (fe_atomics_scoped and fe_ldg_vector moved
+there once ptxc's backend lowered them.)
 
 Device printf: ptxc's vprintf call against nvcc's (the same buffer layout and size).
 """

@@ -20,6 +20,8 @@ with err[] filled (see isa.ERR_*); the caller turns that into a report.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -291,11 +293,14 @@ def _half(x, sel, hi):
 
 
 @njit(cache=True)
-def _hval(x, f, hi):
-    """float64 value of one half of a (possibly F32-selected) operand, flags applied."""
+def _hval(x, f, hi, bf16=False):
+    """float64 value of one half of a (possibly F32-selected) operand, flags applied;
+    `bf16`: the halves are bfloat16."""
     sel = (f >> SEL_SHIFT) & 0xF
     if sel == SEL_F32:
         v = np.float64(f32(x))
+    elif bf16:
+        v = fp.bf2f(_half(x, sel, hi))
     else:
         v = fp.h2f(_half(x, sel, hi))
     if f & FL_ABS:
@@ -1051,8 +1056,9 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                 else:
                                     a = SRC[0, lane]
                                     b = SRC[1, lane]
-                                    r = 1 if fp.fcompare(_hval(a, f0, False), _hval(b, f1, False), cmp) else 0
-                                    r2 = 1 if fp.fcompare(_hval(a, f0, True), _hval(b, f1, True), cmp) else 0
+                                    bf = (mod & M_BF16) != 0
+                                    r = 1 if fp.fcompare(_hval(a, f0, False, bf), _hval(b, f1, False, bf), cmp) else 0
+                                    r2 = 1 if fp.fcompare(_hval(a, f0, True, bf), _hval(b, f1, True, bf), cmp) else 0
                                 OUT[0, lane] = _bop(r, pacc, bop)
                                 OUT[4, lane] = _bop(r2, pacc, bop)
                     elif op == OP_FCHK:
@@ -1201,10 +1207,11 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                 b = SRC[1, lane]
                                 c = SRC[2, lane]
                                 r = np.int64(0)
+                                bf = (mod & M_BF16) != 0
                                 for half in range(2):
                                     hi = half == 1
-                                    x = _hval(a, f0, hi)
-                                    y = _hval(b, f1, hi)
+                                    x = _hval(a, f0, hi, bf)
+                                    y = _hval(b, f1, hi, bf)
                                     e = 0.0
                                     if op == OP_HMNMX2:
                                         if x != x:
@@ -1218,7 +1225,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                     elif op == OP_HMUL2:
                                         sm = x * y
                                     else:
-                                        sm, e = fp.two_sum(x * y, _hval(c, f2, hi))
+                                        sm, e = fp.two_sum(x * y, _hval(c, f2, hi, bf))
                                     if mod & M_SAT:
                                         sm = 0.0 if not (sm > 0.0) else (1.0 if sm > 1.0 else sm)
                                         e = 0.0
@@ -1226,7 +1233,9 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                         if half == 0:
                                             r = fp.round32(sm, e, 0)
                                     else:
-                                        r |= np.int64(fp.round16(sm, e)) << (16 * half)
+                                        if mod & M_RELU and not (sm > 0.0 or (sm == 0.0 and e > 0.0)) and sm == sm:
+                                            sm, e = 0.0, 0.0
+                                        r |= np.int64(fp.round_half(sm, e, RND_RN, bf)) << (16 * half)
                                 OUT[0, lane] = r
                     elif op == OP_F2FP:
                         fmt = fp.BF16 if mod & M_BF16 else fp.F16

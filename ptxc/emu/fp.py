@@ -666,3 +666,12 @@ def round16(s, t, mode=RN, fmt=F16, satfinite=False):
     if bits >= inf:
         bits = inf - 1 if (toward_zero or satfinite) else inf
     return sign | bits
+
+
+@njit(cache=True)
+def round_half(s, t, mode, bf16):
+    """f16 or bfloat16 bits of s + t rounded in `mode` (round16 with the format as a flag)."""
+    return round16(s, t, mode, BF16 if bf16 else F16, False)
+
+
+bf2f = b2f                               # the same bfloat16 reader under the name the half pipe uses

@@ -158,6 +158,16 @@ def b_f2fp(op, mods):
         | (I.M_SATFINITE if "SATFINITE" in mods else 0) | (I.M_MERGE_C if "MERGE_C" in mods else 0)
 
 
+def _bf16(mods) -> int:
+    """M_BF16 for the bfloat16 forms (.BF16_V2 of the half pipe, .BF16 of F2FP/F2F)."""
+    return I.M_BF16 if "BF16_V2" in mods or "BF16" in mods else 0
+
+
+def _half_arith(mods) -> int:
+    return ((I.M_FTZ if "FTZ" in mods else 0) | (I.M_DST64 if "F32" in mods else 0)
+            | (I.M_SAT if "SAT" in mods else 0) | (I.M_RELU if "RELU" in mods else 0) | _bf16(mods))
+
+
 def b_mem(opid):
     def build(op, mods):
         size, signed = 4, 0
@@ -302,18 +312,15 @@ BUILDERS = {
     "F2I": b_f2i, "I2F": b_i2f, "I2FP": b_i2f, "F2F": b_f2f,
     "DADD": b_float_arith(I.OP_DADD), "DMUL": b_float_arith(I.OP_DMUL), "DFMA": b_float_arith(I.OP_DFMA),
     "DSETP": b_simple(I.OP_DSETP, _setp),
-    "HADD2": b_simple(I.OP_HADD2, lambda m: (I.M_FTZ if "FTZ" in m else 0) | (I.M_DST64 if "F32" in m else 0)
-                      | (I.M_SAT if "SAT" in m else 0)),
-    "HFMA2": b_simple(I.OP_HFMA2, lambda m: (I.M_FTZ if "FTZ" in m else 0) | (I.M_DST64 if "F32" in m else 0)
-                      | (I.M_SAT if "SAT" in m else 0)),
-    "HMNMX2": b_simple(I.OP_HMNMX2),
-    "HMUL2": b_simple(I.OP_HMUL2, lambda m: (I.M_FTZ if "FTZ" in m else 0) | (I.M_DST64 if "F32" in m else 0)
-                      | (I.M_SAT if "SAT" in m else 0)),
+    "HADD2": b_simple(I.OP_HADD2, _half_arith),
+    "HFMA2": b_simple(I.OP_HFMA2, _half_arith),
+    "HMNMX2": b_simple(I.OP_HMNMX2, _bf16),
+    "HMUL2": b_simple(I.OP_HMUL2, _half_arith),
     "BMSK": b_simple(I.OP_BMSK, lambda m: 1 if "W" in m else 0),
     # QSPC.E.S / .L / .G: is a generic address in the shared / local / global window
     "QSPC": b_simple(I.OP_QSPC, lambda m: I.SPACE_SHARED if "S" in m else I.SPACE_LOCAL if "L" in m
                      else I.SPACE_GLOBAL),
-    "HSETP2": b_simple(I.OP_HSETP2, _setp),
+    "HSETP2": b_simple(I.OP_HSETP2, lambda m: _setp(m) | _bf16(m)),
     "F2FP": b_f2fp,
     "LDG": b_mem(I.OP_LDG), "STG": b_mem(I.OP_STG), "LDS": b_mem(I.OP_LDS), "STS": b_mem(I.OP_STS),
     "LDL": b_mem(I.OP_LDL), "STL": b_mem(I.OP_STL), "LD": b_mem(I.OP_LD), "ST": b_mem(I.OP_ST),

@@ -123,9 +123,6 @@ def shfl(s: Selector, i: ptx.Instr):
     lane, clamp = _shfl_operand(s, b), _shfl_operand(s, c)
     if not isinstance(lane, (Reg, Imm)) or not isinstance(clamp, (Reg, Imm)):
         lane, clamp = _in_reg(s, lane), _in_reg(s, clamp)
-    if isinstance(lane, Reg) and isinstance(clamp, Reg):
-        # no form in the instruction table takes both in registers
-        raise Unsupported("shfl with both lane and clamp in registers")
     s.emit("SHFL", (mode,), [pred, dst], [_in_reg(s, s.value(a, "b32")), lane, clamp])
 
 

@@ -495,11 +495,16 @@ def lg2_approx(s: Selector, i: ptx.Instr):
 
 H0 = "H0_H0"
 NEG_ZERO_H0 = Reg("R", RZ, neg=True, sel=H0)
+ZERO_H0 = Reg("R", RZ, sel=H0)
 NEG_ZERO_PLAIN = Reg("R", RZ, neg=True)     # HADD2.F32's -RZ prints no selector
 
 
 def is_pair(i: ptx.Instr) -> bool:
-    return i.parts[-1] == "f16x2"
+    return i.parts[-1] in ("f16x2", "bf16x2")
+
+
+def is_bf16(i: ptx.Instr) -> bool:
+    return i.parts[-1] in ("bf16", "bf16x2")
 
 
 def hsrc(s: Selector, op, pair: bool) -> Reg:
@@ -509,9 +514,9 @@ def hsrc(s: Selector, op, pair: bool) -> Reg:
 
 
 def half_mods(i: ptx.Instr) -> tuple:
-    if i.has("relu"):
-        raise Unsupported(f"'{i.opcode}' (.relu)")
-    return ftz(i) + sat(i)
+    """The HADD2/HMUL2/HFMA2 modifiers of a half instruction: BF16_V2 for bf16 types
+    (the same pipe on bfloat16 halves: ptxas's `HFMA2.BF16_V2.RELU`), FTZ, SAT, RELU."""
+    return (("BF16_V2",) if is_bf16(i) else ()) + ftz(i) + sat(i) + (("RELU",) if i.has("relu") else ())
 
 
 def add_f16(s: Selector, i: ptx.Instr):
@@ -521,14 +526,16 @@ def add_f16(s: Selector, i: ptx.Instr):
     vb = hsrc(s, b, pair)
     if i.base == "sub":
         vb = replace(vb, neg=not vb.neg)
-    s.emit("HADD2", half_mods(i), [s.reg(d)], [hsrc(s, a, pair), vb], comment=contractible(i))
+    s.emit("HADD2", half_mods(i), [s.reg(d)], [hsrc(s, a, pair), vb],
+           comment="" if is_bf16(i) else contractible(i))
 
 
 def mul_f16(s: Selector, i: ptx.Instr):
     """HMUL2; without .rn it may contract with an add into HFMA2 (fuse_ffma), as ptxas does."""
     d, a, b = i.operands
     pair = is_pair(i)
-    s.emit("HMUL2", half_mods(i), [s.reg(d)], [hsrc(s, a, pair), hsrc(s, b, pair)], comment=contractible(i))
+    s.emit("HMUL2", half_mods(i), [s.reg(d)], [hsrc(s, a, pair), hsrc(s, b, pair)],
+           comment="" if is_bf16(i) else contractible(i))
 
 
 def fma_f16(s: Selector, i: ptx.Instr):
@@ -538,15 +545,22 @@ def fma_f16(s: Selector, i: ptx.Instr):
 
 
 def neg_f16(s: Selector, i: ptx.Instr):
-    """-a + -0: ptxas's negation (exact; -0 for +0)."""
+    """-a + -0: ptxas's negation (exact; -0 for +0).  bf16: -0 * 0 + -a (HFMA2.BF16_V2)."""
     d, a = i.operands
     va = hsrc(s, a, is_pair(i))
+    if is_bf16(i):
+        s.emit("HFMA2", ("BF16_V2",), [s.reg(d)], [NEG_ZERO_H0, ZERO_H0, replace(va, neg=True)])
+        return
     s.emit("HADD2", ftz(i), [s.reg(d)], [replace(va, neg=True), NEG_ZERO_H0])
 
 
 def abs_f16(s: Selector, i: ptx.Instr):
+    """|a| + -0 (bf16: -0 * 0 + |a|, HFMA2.BF16_V2, as ptxas)."""
     d, a = i.operands
     va = hsrc(s, a, is_pair(i))
+    if is_bf16(i):
+        s.emit("HFMA2", ("BF16_V2",), [s.reg(d)], [NEG_ZERO_H0, ZERO_H0, replace(va, abs=True)])
+        return
     s.emit("HADD2", ftz(i), [s.reg(d)], [replace(va, abs=True), NEG_ZERO_H0])
 
 
@@ -556,7 +570,7 @@ def min_max_f16(s: Selector, i: ptx.Instr):
     if i.has("xorsign"):
         raise Unsupported(f"'{i.opcode}' (.xorsign.abs)")
     pair = is_pair(i)
-    mods = ftz(i) + (("NAN",) if i.has("NaN") else ())
+    mods = (("BF16_V2",) if is_bf16(i) else ()) + ftz(i) + (("NAN",) if i.has("NaN") else ())
     s.emit("HMNMX2", mods, [s.reg(d)], [hsrc(s, a, pair), hsrc(s, b, pair), TRUE if i.base == "min" else FALSE])
 
 
@@ -570,7 +584,8 @@ def setp_f16(s: Selector, i: ptx.Instr):
     dsts = [s.reg(dst.first), s.reg(dst.second)] if pair else [s.reg(dst), TRUE]
     a, b = i.operands[1:3]
     bool_op, combine = _bool_combine(s, i)
-    s.emit("HSETP2", (FSETP_CMP[i.parts[1]],) + ftz(i) + (bool_op,), dsts,
+    bf16 = ("BF16_V2",) if is_bf16(i) else ()
+    s.emit("HSETP2", bf16 + (FSETP_CMP[i.parts[1]],) + ftz(i) + (bool_op,), dsts,
            [hsrc(s, a, pair), hsrc(s, b, pair), combine])
 
 
@@ -642,10 +657,56 @@ def cvt_f16x2_f32(s: Selector, i: ptx.Instr):
     s.emit("F2FP", ("F16", "F32", "PACK_AB") + rounding(i), [s.reg(d)], [s.r(a, "f32"), s.r(b, "f32")])
 
 
+def cvt_bf16_f32(s: Selector, i: ptx.Instr):
+    """cvt.{rn,rz}[.relu].bf16.f32 is F2FP.BF16.F32.PACK_AB into the low half (with RZ
+    the high one); .rm/.rp are F2F.BF16.F32.RM/RP (ptxas)."""
+    d, a = i.operands
+    if i.has("satfinite"):
+        raise Unsupported(f"'{i.opcode}'")
+    rnd = rounding(i)
+    if rnd in (("RM",), ("RP",)):
+        s.emit("F2F", ("BF16", "F32") + rnd, [s.reg(d)], [s.r(a, "f32")])
+        return
+    relu = ("RELU",) if i.has("relu") else ()
+    s.emit("F2FP", relu + ("BF16", "F32", "PACK_AB") + rnd, [s.reg(d)], [ZERO, s.r(a, "f32")])
+
+
+def cvt_bf16_f64(s: Selector, i: ptx.Instr):
+    """cvt.rnd.bf16.f64 (sm_90): F2F.BF16.F64."""
+    d, a = i.operands
+    s.emit("F2F", ("BF16", "F64") + rounding(i), [s.reg(d)], [dsrc(s, a)])
+
+
+def cvt_from_bf16(s: Selector, i: ptx.Instr):
+    """cvt.f32.bf16 is exact: the 16 bits moved to the top of the word (ptxas's SHF.L
+    by 16); f64 widens that f32."""
+    d, a = i.operands
+    dtype = i.parts[-2]
+    wide_value = s.reg(d) if dtype == "f32" else s.new()
+    s.emit("SHF", ("L", "U32"), [wide_value], [s.r(a, "b16"), Imm(16, "int"), ZERO])
+    if dtype == "f64":
+        s.emit("F2F", ("F64", "F32"), [s.reg(d)], [wide_value])
+
+
+def cvt_bf16x2_f32(s: Selector, i: ptx.Instr):
+    """cvt.{rn,rz}[.relu].bf16x2.f32 d, a, b: F2FP.BF16.F32.PACK_AB, a high, b low."""
+    d, a, b = i.operands
+    if i.has("satfinite"):
+        raise Unsupported(f"'{i.opcode}'")
+    relu = ("RELU",) if i.has("relu") else ()
+    s.emit("F2FP", relu + ("BF16", "F32", "PACK_AB") + rounding(i), [s.reg(d)],
+           [s.r(a, "f32"), s.r(b, "f32")])
+
+
 # Selection rules for half precision; isel_rules.RULES takes them where the f16 rules go
 # (before the general cvt).
-H = r"\.f16(x2)?"
+H = r"\.b?f16(x2)?"
 HALF_RULES = [
+    Rule(r"cvt(\.(rn|rz|rm|rp))?(\.relu)?(\.satfinite)?\.bf16\.f32", cvt_bf16_f32,
+         "F2FP.BF16.F32.PACK_AB (rn, rz), F2F.BF16.F32 (rm, rp)"),
+    Rule(r"cvt(\.(rn|rz|rm|rp))\.bf16\.f64", cvt_bf16_f64, "F2F.BF16.F64"),
+    Rule(r"cvt\.f(32|64)\.bf16", cvt_from_bf16, "the bits shifted up by 16 (exact); F2F.F64.F32 for f64"),
+    Rule(r"cvt(\.(rn|rz))?(\.relu)?(\.satfinite)?\.bf16x2\.f32", cvt_bf16x2_f32, "F2FP.BF16.F32.PACK_AB"),
     Rule(rf"(add|sub)(\.rn)?(\.ftz)?(\.sat)?{H}", add_f16, "HADD2 (.H0_H0 halves for f16), sub negating b"),
     Rule(rf"mul(\.rn)?(\.ftz)?(\.sat)?{H}", mul_f16, "HMUL2; contracts with an add into HFMA2 without .rn"),
     Rule(rf"fma\.rn(\.ftz)?(\.sat)?(\.relu)?{H}", fma_f16, "HFMA2"),

@@ -25,6 +25,8 @@ FALSE = Reg("P", PT, inv=True)
 # LOP3 truth tables over inputs a = 0xF0, b = 0xCC, c = 0xAA.
 LUT_AND, LUT_OR, LUT_XOR, LUT_NOT_B = 0xC0, 0xFC, 0x3C, 0x33
 LUT_SELECT_B_A_C = 0xE2          # b ? a : c, bit by bit (bfi: insert a under mask b into c)
+LUT_OR_NOT_B = 0xF3              # a | ~b (bfe.s64: the sign bits above the field)
+LUT_A_OR_B_AND_NOT_C = 0xF4      # a | (b & ~c) (bfi.b64: the field into b outside the window)
 BOOL_LUT = {"and": LUT_AND, "or": LUT_OR, "xor": LUT_XOR}
 
 
@@ -619,11 +621,13 @@ def brev(s: Selector, i: ptx.Instr):
 
 def bfi(s: Selector, i: ptx.Instr):
     """bfi d, a, b, pos, len: a's low len bits inserted into b at pos.  Constant pos
-    and len (what nvcc writes for bit fields) are a shift and one LOP3 per word."""
+    and len (what nvcc writes for bit fields) are a shift and one LOP3 per word;
+    variable ones are ptxas's sequences (bfi_variable, bfi_variable64)."""
     d, a, b, pos, length = i.operands
     t = type_of(i)
     if not (isinstance(pos, ptx.Imm) and isinstance(length, ptx.Imm)):
-        raise Unsupported("bfi with a variable position or length")
+        (bfi_variable64 if size_of(t) == 8 else bfi_variable)(s, i)
+        return
     p, n = int(pos.value), int(length.value)
     bits = 8 * size_of(t)
     mask = ((1 << min(n, bits)) - 1) << p & ((1 << bits) - 1) if p < bits else 0
@@ -643,11 +647,16 @@ def bfi(s: Selector, i: ptx.Instr):
 
 def bfe(s: Selector, i: ptx.Instr):
     """bfe d, a, pos, len with constant pos/len: a shift left then an arithmetic or
-    logical shift right brings the field down, sign- or zero-extended."""
+    logical shift right brings the field down, sign- or zero-extended.  Variable
+    pos/len and 64-bit values: ptxas's sequences (bfe_variable, bfe64)."""
     d, a, pos, length = i.operands
     t = type_of(i)
-    if size_of(t) == 8 or not (isinstance(pos, ptx.Imm) and isinstance(length, ptx.Imm)):
-        raise Unsupported("bfe with a variable position or length, or 64-bit")
+    if size_of(t) == 8:
+        bfe64(s, i)
+        return
+    if not (isinstance(pos, ptx.Imm) and isinstance(length, ptx.Imm)):
+        bfe_variable(s, i)
+        return
     p, n = min(int(pos.value), 32), min(int(length.value), 32)
     if n == 0:
         s.emit("MOV", (), [s.reg(d)], [ZERO])
@@ -659,6 +668,97 @@ def bfe(s: Selector, i: ptx.Instr):
         left, n = 0, 32 - p
     s.emit("SHF", ("L", "U32"), [up], [s.r(a, t), Imm(left, "int"), ZERO])
     s.emit("SHF", ("R", "S32" if t.startswith("s") else "U32", "HI"), [s.reg(d)], [ZERO, Imm(32 - n, "int"), up])
+
+
+# PRMT selectors of ptxas's variable bit-field code: pos's low byte and len's low byte
+# packed into one word (PTX reads only those bytes), then each taken out again.
+PACK_POS_LEN, POS_BYTE, LEN_BYTE = 0x7604, 0x4, 0x5
+
+
+def _pos_len_bytes(s: Selector, pos, length) -> tuple[Reg, Reg]:
+    """pos & 0xff and len & 0xff in registers, as ptxas computes them for 32-bit bfe/bfi."""
+    packed, p, n = s.new(), s.new(), s.new()
+    s.emit("PRMT", (), [packed], [s.r(length, "u32"), Imm(PACK_POS_LEN, "int"), s.r(pos, "u32")])
+    s.emit("PRMT", (), [p], [ZERO, Imm(POS_BYTE, "int"), packed])
+    s.emit("PRMT", (), [n], [ZERO, Imm(LEN_BYTE, "int"), packed])
+    return p, n
+
+
+def bfe_variable(s: Selector, i: ptx.Instr):
+    """32-bit bfe with a register pos or len (ptxas): the value shifted right by pos
+    (SHF clamps, arithmetic for signed), then SGXT keeps len bits, zero- or sign-extended."""
+    d, a, pos, length = i.operands
+    signed = type_of(i).startswith("s")
+    p, n = _pos_len_bytes(s, pos, length)
+    down = s.new()
+    s.emit("SHF", ("R", "S32" if signed else "U32", "HI"), [down], [ZERO, p, s.r(a, type_of(i))])
+    s.emit("SGXT", () if signed else ("U32",), [s.reg(d)], [down, n])
+
+
+def bfi_variable(s: Selector, i: ptx.Instr):
+    """32-bit bfi with a register pos or len (ptxas): BMSK builds the field mask, a
+    shifted by pos is selected under it into b."""
+    d, a, b, pos, length = i.operands
+    p, n = _pos_len_bytes(s, pos, length)
+    mask, shifted = s.new(), s.new()
+    s.emit("BMSK", (), [mask], [p, n])
+    s.emit("SHF", ("L", "U32"), [shifted], [s.r(a, "b32"), p, ZERO])
+    lop3(s, s.reg(d), shifted, mask, s.r(b, "b32"), LUT_SELECT_B_A_C)
+
+
+def _low_bits_mask64(s: Selector, n: Reg) -> Reg:
+    """(1 << n) - 1 over a register pair (ptxas: SHF.L of 1, then a 64-bit decrement)."""
+    one, ones = s.materialize(Imm(1, "int")), s.new(2)
+    s.emit("SHF", ("L", "U32"), [half(ones, 0)], [one, n, ZERO])
+    s.emit("SHF", ("L", "U64", "HI"), [half(ones, 1)], [one, n, ZERO])
+    mask = s.new(2)
+    add64(s, mask, ones, s.materialize(Imm(0xFFFFFFFFFFFFFFFF, "int"), 2))
+    return mask
+
+
+def _and64(s: Selector, d: Reg, a: Reg, b: Reg):
+    for k in (0, 1):
+        lop3(s, half(d, k), half(a, k), half(b, k), ZERO, LUT_AND)
+
+
+def bfe64(s: Selector, i: ptx.Instr):
+    """64-bit bfe (ptxas): the value shifted right by pos, masked to len bits; for
+    signed, where the field's top bit (bit len-1) is set, the bits above it are set."""
+    d, a, pos, length = i.operands
+    t = type_of(i)
+    signed = t.startswith("s")
+    va, p, n = wide(s, a, t), s.r(pos, "u32"), s.r(length, "u32")
+    mask = _low_bits_mask64(s, n)
+    down = s.new(2)
+    shift64(s, down, va, p, "R", signed)
+    if not signed:
+        _and64(s, s.reg(d), down, mask)
+        return
+    field, top, below = s.new(2), s.new(2), s.new()
+    _and64(s, field, down, mask)
+    s.emit("IADD3", (), [below], [n, Imm(0xFFFFFFFF, "int"), ZERO])
+    shift64(s, top, field, below, "R", False)
+    negative = s.new_pred()
+    compare64(s, negative, "ne", False, top, ZERO64)
+    extended = s.new(2)
+    for k in (0, 1):
+        lop3(s, half(extended, k), half(field, k), half(mask, k), ZERO, LUT_OR_NOT_B)
+        s.emit("SEL", (), [half(s.reg(d), k)], [half(extended, k), half(field, k), negative])
+
+
+def bfi_variable64(s: Selector, i: ptx.Instr):
+    """64-bit bfi with a register pos or len (ptxas): (a & mask) << pos, or'ed into
+    b with the bits under mask << pos cleared."""
+    d, a, b, pos, length = i.operands
+    t = type_of(i)
+    va, vb, p, n = wide(s, a, t), wide(s, b, t), s.r(pos, "u32"), s.r(length, "u32")
+    mask = _low_bits_mask64(s, n)
+    field, shifted, window = s.new(2), s.new(2), s.new(2)
+    _and64(s, field, va, mask)
+    shift64(s, shifted, field, p, "L", False)
+    shift64(s, window, mask, p, "L", False)
+    for k in (0, 1):
+        lop3(s, half(s.reg(d), k), half(shifted, k), half(vb, k), half(window, k), LUT_A_OR_B_AND_NOT_C)
 
 
 def prmt(s: Selector, i: ptx.Instr):

@@ -172,7 +172,13 @@ def ld_param(s: Selector, d, addr: ptx.Address, t: str, count: int):
             _load_narrow_constant(s, dst, CBank(0, where & ~3), where & 3, elem, t)
             continue
         if dst.width == 2 and elem == 4:
-            raise Unsupported("a 32-bit parameter loaded into a 64-bit register")
+            # a wider destination: sign-extended for signed types, else zero-extended
+            s.emit("MOV", (), [half(dst, 0)], [CBank(0, where)], comment="parameter")
+            if t.startswith("s"):
+                s.emit("SHF", ("R", "S32", "HI"), [half(dst, 1)], [ZERO, Imm(31, "int"), half(dst, 0)])
+            else:
+                s.emit("MOV", (), [half(dst, 1)], [ZERO])
+            continue
         s.emit("MOV", (), [dst], [CBank(0, where)], comment="parameter" + (
             "; pseudo: expand_wide_ops" if dst.width == 2 else ""))
 
@@ -351,8 +357,8 @@ def atomic(s: Selector, i: ptx.Instr, d, addr, vals):
     dst = s.reg(d) if d is not None else Reg("R", RZ, width=2 if wide_value else 1)
     scope = _atom_scope(i)
     if space == "shared":
-        if t in ("f32", "f64"):
-            shared_float_atomic(s, op, t, dst, s.address(addr, "shared"), srcs)
+        if needs_cas_loop(op, t):
+            shared_cas_loop(s, op, t, dst, s.address(addr, "shared"), srcs)
             return
         s.emit("ATOMS", (ATOM_OPS[op],) + tmods, [dst], [s.address(addr, "shared")] + srcs)
         return
@@ -364,25 +370,54 @@ def atomic(s: Selector, i: ptx.Instr, d, addr, vals):
     s.emit(kind, ("E", ATOM_OPS[op]) + tmods + scope, [Reg("P", PT), dst], [mem] + srcs)
 
 
-def shared_float_atomic(s: Selector, op: str, t: str, dst: Reg, mem: Mem, srcs: list):
-    """Shared memory has no float atomics: ptxas's compare-and-swap loop (LDS, the
-    operation, ATOMS.CAST.SPIN, which writes 1 when the swap happened; again if not)."""
-    if op != "add":
-        raise Unsupported(f"atom.shared.{op}.{t}")
-    wide64 = t == "f64"
+def needs_cas_loop(op: str, t: str) -> bool:
+    """Shared memory's atomic unit has no float operations and, on 64-bit words, only CAS
+    and EXCH: ptxas writes the others as a compare-and-swap loop (fe_atomics_scoped's
+    64-bit atomicAdd on __shared__: LDS.64, IADD3 + IMAD.X, ATOMS.CAST.SPIN.64)."""
+    return t in ("f32", "f64") or (size_of(t) == 8 and op not in ("cas", "exch"))
+
+
+def shared_cas_loop(s: Selector, op: str, t: str, dst: Reg, mem: Mem, srcs: list):
+    """ptxas's loop for a shared atomic the unit lacks: LDS the old value, compute the new
+    one, ATOMS.CAST.SPIN (which writes 1 when the swap happened); again if not."""
+    wide64 = size_of(t) == 8
     value = srcs[0]
-    loop, done = s.new_label("cas"), s.new_label("cas_done")
+    loop = s.new_label("cas")
     old, new, ok = s.new(2 if wide64 else 1), s.new(2 if wide64 else 1), s.new(2 if wide64 else 1)
     flag = s.new_pred()
     s.branch_to_block(loop)
     s.emit("LDS", ("64",) if wide64 else (), [old], [mem])
-    s.emit("DADD" if wide64 else "FADD", (), [new], [value, old] if not wide64 else [old, value])
+    _combine(s, op, t, new, old, value)
     s.emit("ATOMS", ("CAST", "SPIN") + (("64",) if wide64 else ()), [ok], [mem, old, new])
     s.emit("ISETP", ("EQ", "U32", "AND"), [flag, TRUE], [half(ok, 0) if wide64 else ok, Imm(1, "int"), TRUE])
     s.branch(loop, replace(flag, inv=True))
     if not dst.is_zero:
-        s.emit("MOV", (), [dst], [old], comment="the value before the add" + (
+        s.emit("MOV", (), [dst], [old], comment="the value before the operation" + (
             "; pseudo: expand_wide_ops" if wide64 else ""))
+
+
+def _combine(s: Selector, op: str, t: str, new: Reg, old: Reg, value: Reg):
+    """new = old (op) value, for the operations shared_cas_loop runs."""
+    from .isel_int import LUT_AND, LUT_OR, LUT_XOR, add64, compare64, lop3
+    if t in ("f32", "f64") and op != "add":
+        raise Unsupported(f"atom.shared.{op}.{t}")
+    if t == "f32":
+        s.emit("FADD", (), [new], [value, old])
+    elif t == "f64":
+        s.emit("DADD", (), [new], [old, value])
+    elif op == "add":
+        add64(s, new, old, value)
+    elif op in ("and", "or", "xor"):
+        lut = {"and": LUT_AND, "or": LUT_OR, "xor": LUT_XOR}[op]
+        for k in (0, 1):
+            lop3(s, half(new, k), half(old, k), half(value, k), ZERO, lut)
+    elif op in ("min", "max"):
+        take = s.new_pred()
+        compare64(s, take, "lt" if op == "min" else "gt", t.startswith("s"), value, old)
+        for k in (0, 1):
+            s.emit("SEL", (), [half(new, k)], [half(value, k), half(old, k), take])
+    else:
+        raise Unsupported(f"atom.shared.{op}.{t}")
 
 
 def _atom_scope(i: ptx.Instr) -> tuple:

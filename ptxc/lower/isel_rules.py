@@ -48,12 +48,17 @@ RULES = [
     Rule(r"st(\.(weak|volatile|relaxed|release|cta|gpu|sys|cluster))*(\.(global|shared|local|param))?"
          r"(\.(wb|cg|cs|wt))*(\.v[248])?\.[usbf](8|16|32|64)", mem.st,
          "stores: STG/STS/STL by state space"),
-    Rule(r"atom(\.(relaxed|acquire|release|acq_rel|cta|gpu|sys))*\.shared\.add\.f(32|64)", mem.atom,
-         "shared float atomics: a compare-and-swap loop (ATOMS.CAST.SPIN)", branches=True),
+    Rule(r"atom(\.(relaxed|acquire|release|acq_rel|cta|gpu|sys))*\.shared(\.(relaxed|acquire|release|acq_rel|cta|gpu|sys))*"
+         r"\.(add\.f(32|64)|(add|min|max|and|or|xor)\.[usb]64)", mem.atom,
+         "shared atomics the unit lacks (floats, 64-bit but CAS/EXCH): a compare-and-swap loop (ATOMS.CAST.SPIN)",
+         branches=True),
+    Rule(r"red(\.(relaxed|release|cta|gpu|sys))*\.shared(\.(relaxed|release|cta|gpu|sys))*"
+         r"\.(add\.f(32|64)|(add|min|max|and|or|xor)\.[usb]64)", mem.red,
+         "shared reductions the unit lacks: the same loop", branches=True),
     Rule(r"atom(\.(relaxed|acquire|release|acq_rel|cta|gpu|sys))*(\.(global|shared))?"
-         r"\.(add|min|max|inc|dec|and|or|xor|exch|cas)\.[usbf](32|64)", mem.atom,
+         r"(\.(relaxed|acquire|release|acq_rel|cta|gpu|sys))*\.(add|min|max|inc|dec|and|or|xor|exch|cas)\.[usbf](32|64)", mem.atom,
          "atomics: ATOMG (RED when the result is unused) / ATOMS / ATOM"),
-    Rule(r"red(\.(relaxed|release|cta|gpu|sys))*(\.(global|shared))?"
+    Rule(r"red(\.(relaxed|release|cta|gpu|sys))*(\.(global|shared))?(\.(relaxed|release|cta|gpu|sys))*"
          r"\.(add|min|max|inc|dec|and|or|xor)\.[usbf](32|64)", mem.red, "reductions without a result: RED"),
     Rule(r"cvta(\.to)?\.(global|shared|local)\.u(32|64)", mem.cvta,
          "address-space conversions: identity for global, window base for shared/local"),
