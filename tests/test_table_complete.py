@@ -217,8 +217,6 @@ def test_i2f_u32_rp_from_a_constant_is_refused(arch):
 
 
 @pytest.mark.oracle
-@pytest.mark.xfail(strict=True, reason="found by this test: ptxc's sm_90 LDC with index RZ prints c[0x0][0x0] "
-                   "where nvdisasm prints c[0x0][RZ] (the LDC form's rz_base; 22 words over testsuite/)")
 def test_instructions_ptxc_emits_for_sm90_print_as_nvdisasm():
     """Every testsuite file ptxc compiles for sm_90: each instruction, encoded, is printed
     by nvdisasm -b SM90 as ptxc prints it (one nvdisasm run per kernel: branch targets
