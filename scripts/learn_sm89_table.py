@@ -94,6 +94,22 @@ ZERO = {"R": 255, "UR": 63, "P": 7, "UP": 7}
 # stored or ptxas deletes them.
 # ---------------------------------------------------------------------------------------
 PROBES = {
+    # Uniform address arithmetic: a shared-memory index computed from a parameter alone
+    # (n / 2 rounded toward zero, scaled) stays in the uniform datapath: ULEA.HI UR4, UR4,
+    # UR4, URZ, 0x1 on sm_89 (the shape of nvcc's PTX for `s[n / 2]`), on sm_90 as well
+    # with the quotient itself scaled by shl.
+    "uniform_lea_hi": """
+  .shared .align 4 .b8 s_ulea[1024];
+  mov.u32 %r2, s_ulea; shl.b32 %r3, %r1, 2; add.s32 %r4, %r2, %r3; st.shared.u32 [%r4], %r1; bar.sync 0;
+  shr.u32 %r5, %r0, 31; add.s32 %r6, %r0, %r5; shl.b32 %r7, %r6, 1; and.b32 %r8, %r7, -4; add.s32 %r9, %r2, %r8;
+  ld.shared.u32 %r10, [%r9]; st.global.u32 [%rd0], %r10;
+""",
+    "uniform_lea_hi_scaled": """
+  .shared .align 4 .b32 s_ulea2[256];
+  mov.u32 %r2, s_ulea2; shl.b32 %r3, %r1, 2; add.s32 %r4, %r2, %r3; st.shared.u32 [%r4], %r1; bar.sync 0;
+  shr.u32 %r5, %r0, 31; add.s32 %r6, %r0, %r5; shr.s32 %r7, %r6, 1; shl.b32 %r8, %r7, 2; add.s32 %r9, %r2, %r8;
+  ld.shared.u32 %r10, [%r9]; st.global.u32 [%rd0], %r10;
+""",
     # 64-bit division and shifts whose divisor / shifted high word ptxas keeps uniform or
     # constant: IMAD.HI.U32 / IMAD.WIDE.U32 with a UR source, SHF.R.S64 with an immediate
     # (found by running ptxas's cubins of random expression kernels on the emulator)

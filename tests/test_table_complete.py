@@ -240,3 +240,54 @@ def test_instructions_ptxc_emits_for_sm90_print_as_nvdisasm():
             if text != ours:
                 bad.append(f"{addr:#x} {k.text[addr:addr + 16].hex()}: nvdisasm {text!r}, ptxc {ours!r}")
     assert not bad, "\n".join(bad[:20])
+
+
+def printing_fact_samples(arch: str, per_form: int = 6) -> list[Instr]:
+    """Instructions that exercise the printing facts the learner's step 6 records: an
+    absolute value with a selector (`|R86.H1|` where `sel_in_abs`, else `|R2|.H0_H0`), an
+    address offset alone (signed where `offset_signed_alone`: `[-0x10]`)."""
+    from ptxc.sass.ir import Mem
+    tbl = table.load(arch)
+    rng = random.Random(6)
+    out = []
+    for form in tbl.forms:
+        for j, spec in enumerate(form.operands):
+            sel = spec.kind == "reg" and {"abs", "sel"} <= set(spec.fields)
+            alone = spec.kind == "mem" and "offset" in spec.fields and "ubase" not in spec.fields and (
+                spec.rz_base == "omit" or "base" not in spec.fields) and spec.fields["offset"].signed
+            if not (sel or alone):
+                continue
+            for _ in range(per_form):
+                i = table.random_instr(form, rng, 0, CTRL)
+                ops = list(i.operands)
+                if sel:
+                    if not table.reg_sel(ops[j]):
+                        continue
+                    ops[j] = dataclasses.replace(ops[j], abs=True)
+                else:
+                    ops[j] = dataclasses.replace(ops[j], base=Reg("R", 255), offset=-16)
+                n = len(i.dsts)
+                out.append(Instr(i.op, i.mods, ops[:n], ops[n:], i.pred, i.ctrl))
+    return out
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("arch", ARCHS)
+def test_selectors_in_bars_and_offsets_alone_print_as_nvdisasm(arch):
+    """MUFU.F16's `|R86.H1|` (ptxc printed `|R86|.H1`, as HADD2's `|R2|.H0_H0`) and
+    LDGSTS's shared address `[-0xdc71]` (ptxc printed `[0xf238f]`): found by the learner's
+    random verification; both are per-form facts the learner asks nvdisasm about."""
+    tbl = table.load(arch)
+    instrs, raws = [], []
+    for i in printing_fact_samples(arch):
+        try:
+            raws.append(encode.encode(i, 16 * len(instrs), tbl))
+        except EncodeError:
+            continue   # an illegal combination the random instruction happened to hold
+        instrs.append(i)
+    assert instrs
+    texts = nvdisasm([int.from_bytes(r, "little") for r in raws], arch)
+    bad = [f"{r.hex()}: nvdisasm {t!r}, ptxc {printer.format_instr(i, 16 * n, tbl)!r}"
+           for n, (i, r, t) in enumerate(zip(instrs, raws, texts))
+           if t is not None and t != printer.format_instr(i, 16 * n, tbl)]
+    assert not bad, "\n".join(bad[:20])
