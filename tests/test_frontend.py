@@ -25,6 +25,8 @@ from ptxc.ptx.parser import parse_ptx
 from ptxc.ptx.printer import print_module
 
 from conftest import ROOT, TESTSUITE
+from ptxc.emu.launch_spec import parse_file
+from ptxc.emu.names import matching_symbols, resolve_instance_name
 
 # The testsuite kernels this frontend compiles today (the isa_*.cu files exercise the
 # full language: inline asm, warp shuffles, half, local memory; a later issue).
@@ -291,15 +293,14 @@ def test_testsuite_kernels_say_how_to_launch_them(name):
     of the file and giving one item per parameter."""
     path = TESTSUITE / name
     text = path.read_text()
-    launches = re.findall(r"^// LAUNCH: (\S+) (.*)$", text, re.M)
+    launches = parse_file(text, str(path))
     assert launches, f"{name} has no LAUNCH line"
-    program, _ = parse_cuda(text, str(path))
-    kernels = {item.symbol.name: item.symbol for item in program.items
-               if isinstance(item, A.FunctionDef) and item.symbol.is_kernel}
-    for kernel_name, rest in launches:
-        assert kernel_name in kernels, f"{name}: no kernel '{kernel_name}'"
-        items = [w for w in rest.split() if w.split("=")[0] not in ("grid", "block", "shared", "seed", "ulp")]
-        assert len(items) == len(kernels[kernel_name].type.params), f"{name}: {kernel_name}'s parameters"
+    program, analyzer = parse_cuda(text, str(path))
+    kernels = {f.mangled: f for f in analyzer.functions if f.is_kernel and f.definition is not None}
+    for launch in launches:
+        found = matching_symbols(list(kernels), resolve_instance_name(launch.kernel, text))
+        assert len(found) == 1, f"{name}: no kernel '{launch.kernel}' (or more than one: {found})"
+        assert len(launch.items) == len(kernels[found[0]].type.params), f"{name}: {launch.kernel}'s parameters"
 
 
 # ---- code generation ---------------------------------------------------------------------

@@ -78,8 +78,21 @@ def read_cubin(data: bytes, filename: str = "x.cubin") -> Cubin:
     except CubinError:
         raise
     except (struct.error, ValueError, IndexError, KeyError, StopIteration, OverflowError) as err:
-        why = "an offset out of range" if isinstance(err, OverflowError) else err
-        raise CubinError(f"malformed cubin: {why}", filename) from None
+        raise CubinError(f"malformed cubin: {_reason(err)}", filename) from None
+
+
+def _reason(err: Exception) -> str:
+    """What was wrong, in words, also for exceptions that carry no message
+    (`next()` on no match, an empty KeyError): the message said nothing then."""
+    if isinstance(err, OverflowError):
+        return "an offset out of range"
+    if isinstance(err, StopIteration):
+        return "a section or record the file refers to is missing"
+    if isinstance(err, KeyError):
+        return f"no {err.args[0]!r} where the file refers to one" if err.args else "a name the file refers to is missing"
+    if isinstance(err, (struct.error, IndexError)):
+        return f"a table or record ends early ({err})" if str(err) else "a table or record ends early"
+    return str(err) or type(err).__name__
 
 
 def _read(data: bytes, filename: str) -> Cubin:

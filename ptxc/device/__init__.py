@@ -86,12 +86,17 @@ class GPURun:
     kernels: list = field(default_factory=list)      # per launch: the kernel's name on the LAUNCH line
 
 
+def resolve_instance_name(name: str, source: str) -> str:
+    from ..emu.names import resolve_instance_name as resolve
+    return resolve(name, source)
+
+
 def find_kernel(image: Image, name: str) -> str:
     """The mangled name in `image` of the kernel a LAUNCH line calls `name`."""
-    from ..emu.names import demangle_base
+    from ..emu.names import matching_symbols
     if name in image.params:
         return name
-    matches = [k for k in image.params if demangle_base(k) == name]
+    matches = matching_symbols(list(image.params), name)
     if len(matches) != 1:
         what = "is ambiguous (overloads)" if matches else f"is not there (it has: {', '.join(sorted(image.params))})"
         raise DeviceError(f"{image.name}: kernel '{name}' {what}")
@@ -115,7 +120,7 @@ def run_launches(gpu: GPU, image: Image, launches: list, source: str, filename: 
     try:
         for launch in launches:
             try:
-                kernel = find_kernel(image, launch.kernel)
+                kernel = find_kernel(image, resolve_instance_name(launch.kernel, source))
             except DeviceError as err:
                 raise spec_error(str(err), filename, launch, source=source) from None
             params = image.params[kernel]

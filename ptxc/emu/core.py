@@ -37,6 +37,17 @@ def _iflags(x, f):
 
 
 @njit(cache=True)
+def _addend(x, f):
+    """An adder's source with its flags: -x adds ~x + 1 (a 33-bit amount: 2^32 for
+    x = 0), so that the carry out is the one a subtraction chain needs."""
+    if f & FL_INV:
+        x = ~x & M32
+    if f & FL_NEG:
+        x = (~x & M32) + 1
+    return x
+
+
+@njit(cache=True)
 def _fflags(x, f):
     if f & FL_ABS:
         x &= 0x7FFFFFFF
@@ -721,22 +732,9 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                     elif op == OP_IADD3:
                         for lane in range(32):
                             if (emask >> lane) & 1:
-                                a = SRC[0, lane]
-                                b = SRC[1, lane]
-                                c = SRC[2, lane]
-                                # -x adds ~x + 1, so that subtraction chains carry as they should
-                                if f0 & FL_INV:
-                                    a = ~a & M32
-                                if f1 & FL_INV:
-                                    b = ~b & M32
-                                if f2 & FL_INV:
-                                    c = ~c & M32
-                                if f0 & FL_NEG:
-                                    a = (~a & M32) + 1
-                                if f1 & FL_NEG:
-                                    b = (~b & M32) + 1
-                                if f2 & FL_NEG:
-                                    c = (~c & M32) + 1
+                                a = _addend(SRC[0, lane], f0)
+                                b = _addend(SRC[1, lane], f1)
+                                c = _addend(SRC[2, lane], f2)
                                 sm = a + b + c
                                 if mod & M_X:
                                     sm += SRC[3, lane] + SRC[4, lane]
@@ -795,7 +793,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                         for lane in range(32):
                             if (emask >> lane) & 1:
                                 a = _iflags(SRC[0, lane], f0)
-                                b = _iflags(SRC[1, lane], f1)
+                                b = _addend(SRC[1, lane], f1)
                                 cin = 0
                                 if (mod & M_HI) and not (mod & M_SX32):
                                     # LEA.HI d, a, b, c, s: high word of (c:a << s), plus b
@@ -812,7 +810,8 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                         cin = SRC[3, lane]
                                 else:
                                     sh = SRC[2, lane] & 63
-                                    part = (a << sh) & M32
+                                    # -a: the shifted value negated as an adder does
+                                    part = _addend((_iflags(SRC[0, lane], f0 & ~FL_NEG) << sh) & M32, f0 & FL_NEG)
                                     if mod & M_X:
                                         cin = SRC[3, lane]
                                 sm = part + b + cin
@@ -970,10 +969,13 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                         rnd = mod & M_RND_MASK
                         ftz = (mod & M_FTZ) != 0
                         sat = (mod & M_SAT) != 0
+                        scale = (mod >> M_FSCALE_SHIFT) & 7
+                        if scale >= 4:
+                            scale -= 8
                         for lane in range(32):
                             if (emask >> lane) & 1:
                                 OUT[0, lane] = fp.fmul32(_fflags(SRC[0, lane], f0), _fflags(SRC[1, lane], f1),
-                                                         rnd, ftz, sat)
+                                                         rnd, ftz, sat, scale)
                     elif op == OP_FFMA:
                         rnd = mod & M_RND_MASK
                         ftz = (mod & M_FTZ) != 0

@@ -288,8 +288,9 @@ class Module:
     def kernel(self, name: str) -> Kernel:
         if name in self.kernels:
             return self.kernels[name]
-        from .names import demangle_base
-        matches = [k for k in self.kernels.values() if demangle_base(k.name) == name]
+        from .names import demangle_base, matching_symbols
+        by_symbol = {k.name: k for k in self.kernels.values()}
+        matches = [by_symbol[m] for m in matching_symbols(list(by_symbol), name)]
         if len(matches) == 1:
             return matches[0]
         known = ", ".join(sorted(demangle_base(k) for k in self.kernels))

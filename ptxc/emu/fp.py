@@ -237,11 +237,13 @@ def fadd32(a, b, mode, ftz, sat):
 
 
 @njit(cache=True)
-def fmul32(a, b, mode, ftz, sat):
+def fmul32(a, b, mode, ftz, sat, scale=0):
+    """a * b (FMUL); `scale`: FMUL.D2/.M2 and friends, the exact product times 2^scale,
+    rounded once."""
     if ftz:
         a = ftz32(a)
         b = ftz32(b)
-    p = np.float64(f32(a)) * np.float64(f32(b))       # exact: 24 + 24 bits
+    p = np.float64(f32(a)) * np.float64(f32(b)) * 2.0 ** scale    # exact: 24 + 24 bits, a power of two
     return finish32(round32(p, 0.0, mode), ftz, sat)
 
 
@@ -609,7 +611,7 @@ def round16(s, t):
     if s != s:
         return NAN16
     sign = 0
-    if s < 0.0 or (s == 0.0 and t < 0.0):
+    if s < 0.0 or (s == 0.0 and (t < 0.0 or (t == 0.0 and math.copysign(1.0, s) < 0.0))):   # -0.0 too
         sign = 0x8000
         s, t = -s, -t
     if s == math.inf:

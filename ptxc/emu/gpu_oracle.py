@@ -25,6 +25,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 
 
+from .names import resolve_instance_name
+
+
 def prepare(out_dir: Path) -> None:
     """Compile each testsuite file for sm_89 and sm_90 and write the launches' inputs."""
     from .. import oracle
@@ -44,7 +47,7 @@ def prepare(out_dir: Path) -> None:
         module = Device().load((out_dir / f"{stem}.sm_89.cubin").read_bytes(), stem)
         sigs = kernel_signatures(source, path.name)
         for index, launch in enumerate(launches):
-            kernel = module.kernel(launch.kernel)
+            kernel = module.kernel(resolve_instance_name(launch.kernel, source))
             sig = sigs.get(launch.kernel)
             params = []
             for pos, (item, (off, size)) in enumerate(zip(launch.items, kernel.params)):

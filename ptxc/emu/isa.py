@@ -77,6 +77,8 @@ RND_RN, RND_RM, RND_RP, RND_RZ = 0, 1, 2, 3
 M_RND_MASK = 3
 M_SAT = 1 << 10
 M_F64 = 1 << 11               # FRND.F64, F2I.F64 source, I2F.F64 destination
+# FMUL.D8/D4/D2/M2/M4/M8: the product times 2^e, e in -3..3, as 3 bits (two's complement) from bit 12
+M_FSCALE_SHIFT = 12
 # FRND modes share the rounding field (RN, FLOOR=RM, CEIL=RP, TRUNC=RZ).
 # MUFU functions
 (MUFU_COS, MUFU_SIN, MUFU_EX2, MUFU_LG2, MUFU_RCP, MUFU_RSQ, MUFU_RCP64H, MUFU_RSQ64H,

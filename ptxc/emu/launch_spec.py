@@ -95,9 +95,15 @@ def _error(message: str, filename: str, line: int, col: int, source: str | None)
 
 def _tokens(text: str, col0: int):
     """(word, column) for each space-separated word; a word may hold commas inside
-    parentheses and brackets."""
-    for m in re.finditer(r"\S+", text):
-        yield m.group(0), col0 + m.start()
+    parentheses and brackets, and the first (the kernel) spaces inside `<...>`
+    (`block_sum<256, float>`)."""
+    words = [(m.group(0), col0 + m.start()) for m in re.finditer(r"\S+", text)]
+    if words and "<" in words[0][0]:
+        first, col = words.pop(0)
+        while first.count("<") > first.count(">") and words:
+            first += " " + words.pop(0)[0]
+        words.insert(0, (first, col))
+    yield from words
 
 
 def _int(text: str, what: str, err) -> int:
@@ -123,7 +129,7 @@ def parse_line(text: str, filename: str = "<spec>", line: int = 1, col0: int = 1
     if not words:
         raise _error("LAUNCH: needs a kernel name", filename, line, col0, source)
     kernel, kcol = words[0]
-    if not re.fullmatch(r"[A-Za-z_]\w*", kernel):
+    if not re.fullmatch(r"[A-Za-z_][\w:]*(\s*<.*>)?", kernel):
         raise _error(f"'{kernel}' is not a kernel name", filename, line, kcol, source)
     launch = Launch(kernel, (), (), [], line=line, col=kcol, text=text.strip())
     names = set()

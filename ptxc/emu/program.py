@@ -99,10 +99,16 @@ def b_imad(op, mods):
     return I.OP_IMAD, bits
 
 
+FMUL_SCALES = {"D8": -3, "D4": -2, "D2": -1, "M2": 1, "M4": 2, "M8": 3}
+
+
 def b_float_arith(opid):
     def build(op, mods):
         bits = _rounding(mods) | (I.M_FTZ if "FTZ" in mods else 0) | (I.M_SAT if "SAT" in mods else 0)
-        return opid, bits
+        scale = next((FMUL_SCALES[m] for m in mods if m in FMUL_SCALES), 0)
+        if scale and opid != I.OP_FMUL:
+            raise ProgramError(f"{op}.{'.'.join(mods)}: a result scale on {op}")
+        return opid, bits | (scale & 7) << I.M_FSCALE_SHIFT
     return build
 
 

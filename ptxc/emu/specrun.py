@@ -8,6 +8,7 @@ import numpy as np
 
 from ..diagnostics import Diagnostic, SourceLoc
 from .device import DEFAULT_MAX_STEPS, Device, LaunchError
+from .names import resolve_instance_name
 from .launch_spec import Buffer, Launch, SpecError, initial_contents, kernel_signatures, scalar_bytes
 
 
@@ -44,7 +45,7 @@ def run_launches(cubin: bytes, launches: list[Launch], source: str, filename: st
     for index, launch in enumerate(launches):
         run.launch_buffers.append([])
         try:
-            kernel = module.kernel(launch.kernel)
+            kernel = module.kernel(resolve_instance_name(launch.kernel, source))
         except LaunchError as err:
             if only is None or index in only:
                 raise spec_error(str(err), filename, launch, source=source) from None

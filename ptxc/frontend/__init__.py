@@ -11,6 +11,7 @@ every diagnostic found and the source text.  Nothing here imports numba.
 from __future__ import annotations
 
 import gc
+import sys
 
 from ..diagnostics import CompileError
 from . import ast
@@ -18,6 +19,7 @@ from .prelude import add_prelude
 from .preprocess import Options, Preprocessor, preprocess
 
 __all__ = ["compile_cuda", "parse_cuda", "ast", "Options", "predefined_macros"]
+RECURSION_LIMIT = 60_000       # Python frames; NESTING_LIMIT (sema) is what it allows
 
 # What nvcc 13.5 defines for its device pass (`nvcc -dryrun` shows them on the
 # preprocessor's command line; tests/test_headers.py checks the list against it).
@@ -78,6 +80,10 @@ def compile_cuda(source: str, filename: str, arch: str = "sm_89", ptx_version: s
     # cyclic garbage collector would only rescan them (it costs half the parse time).
     enabled = gc.isenabled()
     gc.disable()
+    # sema and codegen recurse over the AST, a few frames per level: nvcc takes
+    # expressions 3,000 deep, Python's default limit stopped at about 495
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     pps: list = []
     try:
         program, analyzer = parse_cuda(source, filename, arch, options, pps)
@@ -87,6 +93,7 @@ def compile_cuda(source: str, filename: str, arch: str = "sm_89", ptx_version: s
             raise
         raise _relocated(err, pps[0], filename) from None
     finally:
+        sys.setrecursionlimit(limit)
         if enabled:
             gc.enable()
     return module, program

@@ -30,12 +30,23 @@ class DeclSpecifiers(Node):
     type_specs: list        # str keywords, TypeNameRef, StructSpec, EnumSpec
     launch_bounds: list = field(default_factory=list)  # expressions
     extern_c: bool = False
+    align: Any = None       # `__align__(N)`: the expression N
+    constexpr: bool = False
 
 
 @dataclass(slots=True, eq=False)
 class TypeNameRef(Node):
     """A TYPE_NAME token used as a type specifier (a typedef or a struct tag)."""
     name: str
+
+
+@dataclass(slots=True, eq=False)
+class TemplateTypeRef(Node):
+    """`Name<args>` as a type specifier (a class template's specialization); `args`
+    None: the template's own name inside its body; `member`: `Name<args>::member`."""
+    name: str
+    args: Optional[list]    # TypeName or Expr
+    member: Optional[str] = None
 
 
 @dataclass(slots=True, eq=False)
@@ -52,6 +63,7 @@ class ArrayDeriv(Node):
 class FunctionDeriv(Node):
     params: list            # ParameterDeclaration
     variadic: bool = False
+    const: bool = False     # a const member function: `float norm() const`
 
 
 @dataclass(slots=True, eq=False)
@@ -61,12 +73,15 @@ class Declarator(Node):
     name: Optional[str]
     derivations: list
     construct_args: Optional[list] = None  # C++ `dim3 grid(8, 8)`
+    template_args: Optional[list] = None   # `f<int>` in an explicit instantiation or specialization
+    conversion_type: Any = None            # `operator float()`: the TypeName it converts to
 
 
 @dataclass(slots=True, eq=False)
 class ParameterDeclaration(Node):
     specs: DeclSpecifiers
     declarator: Declarator
+    default: Any = None     # C++ default argument
 
 
 @dataclass(slots=True, eq=False)
@@ -79,6 +94,7 @@ class TypeName(Node):
 @dataclass(slots=True, eq=False)
 class InitList(Node):
     items: list
+    braced_init: bool = False   # `T x{...}` (a constructor's call where T has one)
 
 
 @dataclass(slots=True, eq=False)
@@ -86,6 +102,7 @@ class InitDeclarator(Node):
     declarator: Declarator
     init: Any = None        # Expr or InitList
     symbol: Any = None      # sema: the declared Symbol
+    reference: bool = False  # sema: a `T& r = lvalue;` (init is the lvalue's address)
 
 
 @dataclass(slots=True, eq=False)
@@ -98,13 +115,39 @@ class Declaration(Node):
 class StructMember(Node):
     specs: DeclSpecifiers
     declarators: list       # Declarator
+    inits: list = field(default_factory=list)   # per declarator: its `= value` or None (static members)
+
+
+@dataclass(slots=True, eq=False)
+class ConstructorDef(Node):
+    """`__device__ S(float x) : a(x), b(0) { ... }` inside struct S."""
+    specs: Any              # DeclSpecifiers or None
+    params: list            # ParameterDeclaration
+    inits: list             # (member name, [Expr])
+    body: Any
+
+
+@dataclass(slots=True, eq=False)
+class Lambda(Node):
+    """`[=](float x) { return a * x; }`: captures are "=", "&", "x", "&x", "this"."""
+    captures: list
+    params: list            # ParameterDeclaration
+    ret: Any                # TypeName or None
+    body: Any
+    type: Any = None
+    spaces: list = field(default_factory=list)   # `[=] __device__ (...)`: its execution spaces
 
 
 @dataclass(slots=True, eq=False)
 class StructSpec(Node):
-    kind: str               # "struct" or "union"
+    kind: str               # "struct", "union" or "class"
     name: Optional[str]
     members: Optional[list]  # None: a reference to a tag declared elsewhere
+    template_args: Optional[list] = None   # `template <> struct S<float> {...}`
+    align: Any = None       # `struct __align__(16) S`: the expression
+    bases: list = field(default_factory=list)   # TypeNameRef / TemplateTypeRef of `: public B`
+    instance: Any = None    # sema: (ClassTemplate, arguments) when this is an instance's copy
+    captures: Any = None    # a lambda's closure: {captured name: by reference}
 
 
 @dataclass(slots=True, eq=False)
@@ -117,6 +160,8 @@ class Enumerator(Node):
 class EnumSpec(Node):
     name: Optional[str]
     enumerators: Optional[list]
+    scoped: bool = False    # `enum class`
+    underlying: Any = None  # `enum E : unsigned char`: its DeclSpecifiers
 
 
 @dataclass(slots=True, eq=False)
@@ -130,8 +175,56 @@ class FunctionDef(Node):
 
 @dataclass(slots=True, eq=False)
 class TemplateDecl(Node):
-    """`template <typename T> ...`: parsed, then reported as unsupported."""
+    """`template <typename T, int N = 4> ...` (params empty: `template <>`, an explicit
+    specialization)."""
     declaration: Node
+    params: list = field(default_factory=list)   # TemplateParam
+
+
+@dataclass(slots=True, eq=False)
+class TemplateParam(Node):
+    kind: str               # "type" or "value"
+    name: Optional[str]
+    specs: Any = None       # a value parameter's DeclSpecifiers
+    declarator: Any = None  # and Declarator
+    default: Any = None     # TypeName (type) or Expr (value)
+
+
+@dataclass(slots=True, eq=False)
+class ExplicitInstantiation(Node):
+    """`template __global__ void k<float>(float*, int);`"""
+    declaration: Node
+
+
+@dataclass(slots=True, eq=False)
+class NamespaceDef(Node):
+    name: Optional[str]     # None: an anonymous namespace
+    items: list
+
+
+@dataclass(slots=True, eq=False)
+class UsingDirective(Node):
+    """`using namespace N;`"""
+    name: str
+
+
+@dataclass(slots=True, eq=False)
+class UsingAlias(Node):
+    """`using T = float;`"""
+    name: str
+    type_name: Any
+
+
+@dataclass(slots=True, eq=False)
+class UsingDeclaration(Node):
+    """`using ns::name;`"""
+    name: str               # qualified
+
+
+@dataclass(slots=True, eq=False)
+class StaticAssert(Node):
+    cond: Any
+    message: Optional[str]
 
 
 @dataclass(slots=True, eq=False)
@@ -139,6 +232,7 @@ class TranslationUnit(Node):
     items: list             # FunctionDef | Declaration
     filename: str = ""
     pragmas: list = field(default_factory=list)  # (line, text) of each #pragma
+    functions: list = field(default_factory=list)  # sema: every FunctionSymbol (instances, members too)
 
 
 # ---- statements --------------------------------------------------------------------------
@@ -158,6 +252,7 @@ class IfStmt(Node):
     cond: "Expr"
     then: Node
     else_: Optional[Node] = None
+    constexpr: bool = False
 
 
 @dataclass(slots=True, eq=False)
@@ -166,6 +261,17 @@ class ForStmt(Node):
     cond: Optional["Expr"]
     step: Optional["Expr"]
     body: Node
+
+
+@dataclass(slots=True, eq=False)
+class RangeForStmt(Node):
+    """`for (float v : arr) body`; sema lowers it to `lowered`, an index loop (and
+    clears the other fields, so that each node is seen once)."""
+    specs: Any
+    declarator: Any
+    range: Any
+    body: Any
+    lowered: Any = None
 
 
 @dataclass(slots=True, eq=False)
@@ -236,6 +342,24 @@ class Ident(Expr):
     name: str
     type: Any = None
     symbol: Any = None      # sema: the Symbol it names
+
+
+@dataclass(slots=True, eq=False)
+class TemplateId(Expr):
+    """`f<int, 4>` (args None: a function template's bare name, deduced at the call)."""
+    name: str
+    args: Optional[list]
+    type: Any = None
+    symbol: Any = None
+
+
+@dataclass(slots=True, eq=False)
+class ClassMemberRef(Expr):
+    """`Traits<T>::value`, `Limits<float>::lowest`: a static member of a class template's instance."""
+    owner: TemplateTypeRef
+    name: str
+    type: Any = None
+    symbol: Any = None
 
 
 @dataclass(slots=True, eq=False)
@@ -378,10 +502,11 @@ class SizeofType(Expr):
 
 @dataclass(slots=True, eq=False)
 class Construct(Expr):
-    """C++ functional notation: `float(i)`, `dim3(16, 16)`."""
+    """C++ functional notation: `float(i)`, `dim3(16, 16)`, `Vec{a, b}`."""
     type_name: TypeName
     args: list
     type: Any = None
+    braced: bool = False
 
 
 @dataclass(slots=True, eq=False)

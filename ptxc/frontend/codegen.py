@@ -32,6 +32,7 @@ from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from ..ptx import ir
 from . import ast as A
 from . import sema as S
+from .sema import NESTING_LIMIT
 from .mangle import mangle_static_local
 from . import mathlib
 from .builtins import BUILTINS
@@ -49,7 +50,7 @@ class FunctionCodegen:
     # (unspecialized); __dict__ takes whatever else a pass may add.
     __slots__ = (
         "module", "fsym", "index", "next_id", "next_label", "blocks", "rank_base", "rank_counter", "block",
-        "memo", "loaded", "value_keys", "memo_deps", "write_log", "clobber_log", "uses", "bindings",
+        "memo", "loaded", "value_keys", "memo_deps", "write_log", "adopt_log", "def_blocks", "clobber_log", "uses", "bindings",
         "pointers", "kernel_pointers", "mutable", "known", "multiplies", "narrow_loads", "loads",
         "param_loads", "defs", "load_order", "loops", "returns", "inline_stack", "exit_label", "shared_vars",
         "aliases", "vars", "has_asm", "referenced", "ranks", "loop_regions", "offsets", "named", "frozen",
@@ -70,6 +71,8 @@ class FunctionCodegen:
         self.value_keys: dict = {}           # value -> the one key memo_put stored it under
         self.memo_deps: dict = {}            # variable register -> memo keys that read it
         self.write_log: list = []            # variable registers written, in order (for regions)
+        self.adopt_log: list = []            # temporaries variables took over, in order (for regions)
+        self.def_blocks: dict = {}           # temporary -> the block whose instruction computed it
         self.clobber_log: list = []          # memory spaces clobbered, in order (for regions)
         # Reads of each register by the instructions emitted (vir.instr_uses counted; an
         # inline asm's outputs after the first count too): for writing results in place,
@@ -143,13 +146,21 @@ class FunctionCodegen:
     # written inside.  A loop's header also keeps what reads no variable and no memory.
     def region_start(self) -> tuple:
         return (dict(self.memo), dict(self.loaded), {k: set(v) for k, v in self.memo_deps.items()},
-                dict(self.known), len(self.write_log), len(self.clobber_log))
+                dict(self.known), len(self.write_log), len(self.clobber_log), len(self.adopt_log))
 
     def region_join(self, saved: tuple, loop_header: bool = False) -> None:
         """Now at a block dominated by where `saved` was taken (after place())."""
-        memo, loaded, deps, known, writes, clobbers = saved
+        memo, loaded, deps, known, writes, clobbers, adoptions = saved
         memo, loaded = dict(memo), dict(loaded)   # `saved` may serve several joins: each gets its own copy
         written = set(self.write_log[writes:])
+        adopted = set(self.adopt_log[adoptions:])
+        if adopted:
+            # A temporary computed before the region and taken over by a variable inside
+            # it (an inlined callee's parameter, `x0 += 2u` on the argument's register)
+            # is no longer what its key computes; nothing in `deps` says so, since it was
+            # not a variable's register when it was remembered.
+            memo = {k: v for k, v in memo.items() if v not in adopted and not adopted.intersection(k)}
+            loaded = {k: v for k, v in loaded.items() if v not in adopted and not adopted.intersection(k)}
         spaces = set(self.clobber_log[clobbers:])
         stale = set()
         for reg in (self.mutable if loop_header else written):
@@ -232,6 +243,8 @@ class FunctionCodegen:
         instrs.append(instr)
         if self.region_tag is not None:
             self.regions[id(instr)] = self.region_tag
+        if defining:
+            self.def_blocks[operands[0]] = self.block
         if defining and rank:
             self.rank_instruction(instr)
         return instr
@@ -366,6 +379,7 @@ class FunctionCodegen:
                 self.memo.pop(key, None)
                 self.loaded.pop(key, None)
         if reg not in self.mutable:  # a temporary a variable takes over
+            self.adopt_log.append(reg)
             if self.memo:
                 self.memo = {k: v for k, v in self.memo.items() if v is not reg and reg not in k}
             if self.loaded:
@@ -572,10 +586,15 @@ class FunctionCodegen:
         self.bindings[sym] = ref
 
     def adoptable(self, value, t: S.Type) -> bool:
-        """Is `value` a temporary nothing else names, so a variable may take it over?"""
+        """Is `value` a temporary nothing else names, so a variable may take it over?
+        Only one computed in this block: value numbering may hand out an older one
+        again after the variable changes it (a loop's next iteration reading what the
+        header kept; the join after an `if` whose arm inlined `h(c)`, `h` writing its
+        parameter)."""
         return value.__class__ is VReg and value not in self.mutable and value not in self.named \
             and value not in self.param_loads and value not in self.kernel_pointers \
-            and value.cls == reg_class(t) and value not in self.pointers
+            and value.cls == reg_class(t) and value not in self.pointers \
+            and self.def_blocks.get(value) is self.block
 
     def snapshot(self, value, t: S.Type):
         """`value` as it is now: a copy when it is a variable's register (which changes later)."""
@@ -2068,6 +2087,9 @@ _GEN_STMT = {
     A.ForStmt: FunctionCodegen.gen_for, A.WhileStmt: FunctionCodegen.gen_while, A.DoStmt: FunctionCodegen.gen_do,
     A.ReturnStmt: FunctionCodegen.gen_return, A.BreakStmt: FunctionCodegen.gen_break, A.ContinueStmt: FunctionCodegen.gen_continue,
     A.Declaration: FunctionCodegen.gen_declaration, A.SwitchStmt: FunctionCodegen.gen_switch, A.AsmStmt: FunctionCodegen.gen_asm,
+    A.StaticAssert: lambda self, stmt: None, A.UsingAlias: lambda self, stmt: None,   # (sema's alone)
+    A.RangeForStmt: lambda self, stmt: self.gen_stmt(stmt.lowered),
+    A.UsingDeclaration: lambda self, stmt: None,
 }
 _GEN_STMT = _Dispatch(_GEN_STMT, FunctionCodegen.unsupported_stmt)
 
@@ -2285,6 +2307,11 @@ def _expr_key(expr: A.Expr):
     return None
 
 
+def _only_constant_uses(fsym) -> bool:
+    """A constexpr function: what no kernel reaches is only ever evaluated by sema."""
+    return fsym.definition is not None and fsym.definition.specs.constexpr
+
+
 def _count_returns(node) -> int:
     if node.__class__ is A.ReturnStmt:
         return 1
@@ -2294,6 +2321,8 @@ def _count_returns(node) -> int:
         return _count_returns(node.then) + (_count_returns(node.else_) if node.else_ else 0)
     if isinstance(node, (A.ForStmt, A.WhileStmt, A.DoStmt)):
         return _count_returns(node.body)
+    if node.__class__ is A.RangeForStmt:
+        return _count_returns(node.lowered)
     if isinstance(node, (A.SwitchStmt, A.CaseStmt, A.DefaultStmt)):
         return _count_returns(node.body)
     return 0
@@ -2336,16 +2365,28 @@ class ModuleCodegen:
         """__device__ functions on a cycle of the call graph: they stay calls (.func)."""
         graph: dict = {}
         for fsym in self.analyzer.functions:
-            if fsym.definition is None or not fsym.on_device or fsym.is_kernel:
+            if fsym.definition is None or not fsym.on_device:
                 continue
             callees, stack = set(), [fsym.definition.body]
             while stack:
                 node = stack.pop()
+                if node.__class__ is A.StaticAssert:    # (evaluated by sema: no call at run time)
+                    continue
                 if node.__class__ is A.Call and node.callee is not None and node.callee.builtin is None \
                         and node.callee.definition is not None:
                     callees.add(node.callee)
                 PUSH_CHILDREN[node.__class__](node, stack)
             graph[fsym] = callees
+        # What kernels (and function pointers) can reach at run time: a recursive function
+        # only constant expressions call (a constexpr `log2i`) is not emitted, as NVVM drops it.
+        self.reachable = set()
+        stack = [f for f in graph if f.is_kernel or f.address_taken]
+        while stack:
+            f = stack.pop()
+            if f not in self.reachable:
+                self.reachable.add(f)
+                stack.extend(graph.get(f, ()))
+        graph = {f: callees for f, callees in graph.items() if not f.is_kernel}
         out = set()
         for start in graph:
             seen, stack = set(), list(graph[start])
@@ -2423,7 +2464,8 @@ class ModuleCodegen:
         # Functions that stay calls (recursive ones, those whose address is taken) are
         # .funcs, in source order before the kernels, as NVVM writes them.
         funcs = [f for f in self.analyzer.functions if f.definition is not None and f.on_device
-                 and not f.is_kernel and (f in self.recursive or f.address_taken)]
+                 and not f.is_kernel and (f in self.recursive or f.address_taken)
+                 and (f in self.reachable or not _only_constant_uses(f))]
         index = 0
         for fsym in funcs:
             func = self.generate_function(fsym, index)
@@ -2469,6 +2511,11 @@ class ModuleCodegen:
             line, col = loc if loc and loc[0] > 0 else fsym.loc
             self.diagnostics.append(Diagnostic(f"unsupported feature: {exc.feature}",
                                                SourceLoc(self.filename, line, col)))
+            return None
+        except RecursionError:
+            self.diagnostics.append(Diagnostic(
+                f"unsupported feature: code nested more than about {NESTING_LIMIT} levels deep",
+                SourceLoc(self.filename, *fsym.loc)))
             return None
         except Exception as exc:  # a bug in ptxc, not in the user's code: say so plainly
             if os.environ.get("PTXC_TRACEBACK"):

@@ -113,10 +113,87 @@ class BuildAst(Transformer):
 
     def template_decl(self, children):
         tok = children[0]
-        return A.TemplateDecl(tok[2:], children[-1])
+        params = [c for c in children[1:-1] if c is not None]
+        return A.TemplateDecl(tok[2:], children[-1], params)
 
-    def template_param(self, children):
-        return None
+    def explicit_instantiation(self, children):
+        return A.ExplicitInstantiation(children[0][2:], children[-1])
+
+    def type_template_param(self, children):
+        name, default = children[-2:]
+        return A.TemplateParam(name[2:], "type", name[1], default=default)
+
+    def value_template_param(self, children):
+        specs, declarator, default = children
+        return A.TemplateParam(declarator.loc, "value", declarator.name, specs, declarator, default)
+
+    def template_args(self, children):
+        return [c for c in children if c is not None]
+
+    def template_type(self, children):
+        tok, args = children
+        return A.TemplateTypeRef(tok[2:], tok[1], args)
+
+    def qualified_type(self, children):
+        names = [c for c in children if isinstance(c, Token)]
+        args = children[-1] if isinstance(children[-1], list) else None
+        name = "::".join(t[1] for t in names)
+        if names[-1][0] == "TEMPLATE_TYPE_NAME":
+            return A.TemplateTypeRef(names[0][2:], name, args)
+        return A.TypeNameRef(names[0][2:], name)
+
+    def qualified_name(self, children):
+        return "::".join(t[1] for t in children)
+
+    def namespace_def(self, children):
+        tok, name = children[0], children[1]
+        return A.NamespaceDef(tok[2:], name[1] if name is not None else None,
+                              [c for c in children[2:] if c is not None])
+
+    def using_alias(self, children):
+        tok, name, type_name = children
+        return A.UsingAlias(tok[2:], name[1], type_name)
+
+    def using_declaration(self, children):
+        names = [c for c in children[1:] if isinstance(c, Token)]
+        return A.UsingDeclaration(children[0][2:], "::".join(t[1] for t in names))
+
+    def using_directive(self, children):
+        return A.UsingDirective(children[0][2:], children[1])
+
+    def static_assert_decl(self, children):
+        tok, cond = children[0], children[1]
+        strings = [c for c in children[2:] if c is not None]
+        message = "".join(_unescape(t[1][1:-1]) for t in strings) if strings else None
+        return A.StaticAssert(tok[2:], cond, message)
+
+    def template_declarator(self, children):
+        tok, args = children
+        return A.Declarator(tok[2:], tok[1], [], None, args)
+
+    def template_id(self, children):
+        tok, args = children
+        return A.TemplateId(tok[2:], tok[1], args)
+
+    def qualified_ident(self, children):
+        names = [c for c in children if isinstance(c, Token)]
+        args = next((c for c in children if isinstance(c, list)), None)
+        name = "::".join(t[1] for t in names)
+        if names[-1][0] == "TEMPLATE_NAME":
+            return A.TemplateId(names[0][2:], name, args)
+        return A.Ident(names[0][2:], name)
+
+    def nullptr(self, children):
+        return A.IntLit(children[0][2:], 0, "0")
+
+    def align_spec(self, children):
+        return ["align", children[0]]
+
+    def constexpr_spec(self, children):
+        return ["constexpr", children[0]]
+
+    def enum_scope(self, children):
+        return "scoped"
 
     def function_def(self, children):
         specs, declarator, body = children
@@ -133,6 +210,17 @@ class BuildAst(Transformer):
     def init_declarator(self, children):
         declarator, init = children
         return A.InitDeclarator(declarator.loc, declarator, init)
+
+    def brace_init_declarator(self, children):
+        declarator, tok, items = children
+        return A.InitDeclarator(declarator.loc, declarator, A.InitList(tok[2:], items or [], True))
+
+    def brace_construct(self, children):
+        head, tok, args = children
+        loc = head[2:]
+        specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, head[1])])
+        type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
+        return A.Construct(loc, type_name, args or [], None, True)
 
     def init_list(self, children):
         items = children[0] if children and children[0] is not None else []
@@ -151,11 +239,15 @@ class BuildAst(Transformer):
                     specs.extern_c = specs.extern_c or (child[2] is not None and child[2][1] == '"C"')
                 elif field == "launch_bounds":
                     specs.launch_bounds = child[1]
+                elif field == "align":
+                    specs.align = child[1]
+                elif field == "constexpr":
+                    specs.constexpr = True
                 else:
                     getattr(specs, field).append(child[1][1])
             elif isinstance(child, Token):  # TYPE_NAME
                 specs.type_specs.append(A.TypeNameRef(child[2:], child[1]))
-            else:                           # StructSpec, EnumSpec
+            else:                           # StructSpec, EnumSpec, TemplateTypeRef
                 specs.type_specs.append(child)
         return specs
 
@@ -190,25 +282,116 @@ class BuildAst(Transformer):
 
     def struct_spec(self, children):
         kw = children[0][1]
-        name = children[1] if len(children) > 1 else None
-        members = children[2] if len(children) > 2 else None
-        return A.StructSpec(kw[2:], kw[1], name[1] if name is not None else None, members)
+        align = children[1]
+        name = children[2]
+        bases = children[3] if len(children) > 3 else None
+        members = children[4] if len(children) > 4 else None
+        kind = "struct" if kw[1] == "class" else kw[1]
+        return A.StructSpec(kw[2:], kind, name[1] if name is not None else None, members, None, align,
+                            bases or [])
 
-    def struct_body(self, children):
+    def base_clause(self, children):
         return children
 
+    def base_spec(self, children):
+        rest = [c for c in children[1:] if c is not None]
+        head = rest[0]
+        if isinstance(head, Token):
+            if head[0] == "TEMPLATE_TYPE_NAME":
+                return A.TemplateTypeRef(head[2:], head[1], rest[1] if len(rest) > 1 else None)
+            return A.TypeNameRef(head[2:], head[1])
+        return head
+
+    def access(self, children):
+        return children[0]
+
+    def member_function(self, children):
+        return children[0]
+
+    def constructor_def(self, children):
+        specs, tok, params, inits, body = children
+        params, _ = params or ([], False)
+        return A.ConstructorDef(tok[2:], specs, params, inits or [], body)
+
+    def access_label(self, children):
+        return None
+
+    def member_declarator_list(self, children):
+        return children
+
+    def member_declarator(self, children):
+        return (children[0], children[1])
+
+    def ctor_inits(self, children):
+        return children
+
+    def ctor_init(self, children):
+        name, args = children
+        return (name[1], args or [], name[2:])
+
+    def const_function_declarator(self, children):
+        inner, params = children[0], children[1]
+        params, variadic = params or ([], False)
+        deriv = A.FunctionDeriv(inner.loc, params, variadic, True)
+        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args,
+                            inner.conversion_type)
+
+    def operator_declarator(self, children):
+        tok, symbol = children
+        return A.Declarator(tok[2:], "operator" + symbol, [])
+
+    def conversion_declarator(self, children):
+        tok, specs, pointer = children
+        target = A.TypeName(specs.loc, specs, A.Declarator(specs.loc, None, pointer or []))
+        return A.Declarator(tok[2:], "operator conversion", [], None, None, target)
+
+    def operator_symbol(self, children):
+        return "".join(c[1] for c in children)
+
+    def this_expr(self, children):
+        return A.Ident(children[0][2:], "this")
+
+    def lambda_expr(self, children):
+        captures = [c[1] for c in children if isinstance(c, tuple) and c and c[0] == "capture"]
+        params = next((c[0] for c in children if isinstance(c, tuple) and len(c) == 2 and c[0] != "capture"), [])
+        ret = next((c for c in children if isinstance(c, A.TypeName)), None)
+        body = children[-1]
+        spaces = [c[1][1] for c in children if isinstance(c, list) and c and c[0] == "exec_spaces"]
+        node = A.Lambda(body.loc, captures, params, ret, body)
+        node.spaces = spaces
+        return node
+
+    def capture(self, children):
+        return ("capture", "".join(c[1] for c in children) or "=")
+
+    def struct_align(self, children):
+        return children[0]
+
+    def struct_specialization(self, children):
+        kw, name, args, bases, members = children
+        kind = "struct" if kw[1][1] == "class" else kw[1][1]
+        return A.StructSpec(kw[1][2:], kind, name[1], members, args, None, bases or [])
+
+    def struct_body(self, children):
+        return [c for c in children if c is not None]
+
     def struct_member(self, children):
+        if len(children) == 1:      # a using alias, a static_assert
+            return children[0]
         specs, declarators = children
-        return A.StructMember(specs.loc, specs, declarators)
+        declarators = declarators or []
+        return A.StructMember(specs.loc, specs, [d for d, _ in declarators], [i for _, i in declarators])
 
     def struct_declarator_list(self, children):
         return children
 
     def enum_spec(self, children):
-        name = children[0]
-        body = children[1] if len(children) > 1 else None
+        scoped = children[0] == "scoped"
+        name = children[1]
+        underlying = children[2] if len(children) > 3 else None
+        body = children[3] if len(children) > 3 else None
         loc = _loc(name) if name is not None else (body[0].loc if body else (0, 0))
-        return A.EnumSpec(loc, name[1] if name is not None else None, body)
+        return A.EnumSpec(loc, name[1] if name is not None else None, body, scoped, underlying)
 
     def enum_body(self, children):
         return children
@@ -221,7 +404,8 @@ class BuildAst(Transformer):
     def declarator(self, children):
         pointer, direct = children
         if pointer:
-            return A.Declarator(direct.loc, direct.name, pointer + direct.derivations, direct.construct_args)
+            return A.Declarator(direct.loc, direct.name, pointer + direct.derivations, direct.construct_args,
+                                direct.template_args)
         return direct
 
     def name_declarator(self, children):
@@ -237,7 +421,8 @@ class BuildAst(Transformer):
         inner, params = children
         params, variadic = params or ([], False)
         deriv = A.FunctionDeriv(inner.loc, params, variadic)
-        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations)
+        return A.Declarator(inner.loc, inner.name, [deriv] + inner.derivations, None, inner.template_args,
+                            inner.conversion_type)
 
     def construct_declarator(self, children):
         inner, args = children
@@ -247,7 +432,7 @@ class BuildAst(Transformer):
         derivs = []
         for child in children:
             if isinstance(child, Token):
-                derivs.append(A.PointerDeriv(child[2:], []))
+                derivs.append(A.PointerDeriv(child[2:], ["&"] if child[1] == "&" else []))
             else:
                 derivs[-1].qualifiers.append(child[1][1])
         return derivs
@@ -257,10 +442,10 @@ class BuildAst(Transformer):
         return ([c for c in children if not isinstance(c, Token)], variadic)
 
     def parameter_declaration(self, children):
-        specs, declarator = children
+        specs, declarator, default = children
         if declarator is None:
             declarator = A.Declarator(specs.loc, None, [])
-        return A.ParameterDeclaration(specs.loc, specs, declarator)
+        return A.ParameterDeclaration(specs.loc, specs, declarator, default)
 
     def type_name(self, children):
         specs, declarator = children
@@ -294,12 +479,24 @@ class BuildAst(Transformer):
         return A.ExprStmt(expr.loc if expr is not None else (0, 0), expr)
 
     def if_stmt(self, children):
-        tok, cond, then, else_ = children
-        return A.IfStmt(tok[2:], cond, then, else_)
+        tok, constexpr, cond, then, else_ = children
+        return A.IfStmt(tok[2:], cond, then, else_, constexpr is not None)
 
     def for_stmt(self, children):
         tok, init, cond, step, body = children
         return A.ForStmt(tok[2:], init, cond, step, body)
+
+    def range_for_stmt(self, children):
+        tok, specs, declarator, rng, body = children
+        return A.RangeForStmt(tok[2:], specs, declarator, rng, body)
+
+    def template_member(self, children):
+        tok, args, name = children
+        return A.ClassMemberRef(tok[2:], A.TemplateTypeRef(tok[2:], tok[1], args), name[1])
+
+    def template_member_type(self, children):
+        _, tok, args, name = children
+        return A.TemplateTypeRef(tok[2:], tok[1], args, name[1])
 
     def while_stmt(self, children):
         tok, cond, body = children
@@ -352,6 +549,10 @@ class BuildAst(Transformer):
         operands = [c for c in children if isinstance(c, tuple)]   # asm_operand's (no token here)
         rest = next((c for c in children if isinstance(c, list)), [])
         return [operands] + rest
+
+    def asm_operands_after_empty(self, children):
+        """`::` (C++'s scope token) between two sections: an empty section, then this one."""
+        return [[]] + self.asm_operands(children)
 
     def asm_operand(self, children):
         constraint, expr = children
@@ -439,6 +640,19 @@ class BuildAst(Transformer):
             specs = A.DeclSpecifiers(loc, [], [], [], [], [], [tok[1]])
         type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
         return A.Construct(loc, type_name, args or [])
+
+    def template_construct(self, children):
+        tok, targs, _, args, _ = children
+        loc = tok[2:]
+        specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TemplateTypeRef(loc, tok[1], targs)])
+        type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
+        return A.Construct(loc, type_name, args or [])
+
+    def qualified_construct(self, children):
+        ref, _, args, _ = children
+        loc = ref.loc
+        specs = A.DeclSpecifiers(loc, [], [], [], [], [], [ref])
+        return A.Construct(loc, A.TypeName(loc, specs, A.Declarator(loc, None, [])), args or [])
 
     def cxx_cast(self, children):
         kind = children[0]
@@ -579,6 +793,7 @@ class Lexer:
 
         Each step runs over a line's or all tokens at once in C (map over lists), so
         that only the lexer hack's and a few rare tokens take a Python step each."""
+        self.template_names: dict[str, str] = {}
         if "/*" in text:    # a block comment may span lines: spaces instead (its breaks kept)
             text = strip_comments(text)
         findall = self.master.findall
@@ -609,8 +824,18 @@ class Lexer:
         if "COMMENT" in present:    # a // comment (the preprocessor has replaced them by spaces)
             keep = [kind != "COMMENT" for kind in kinds]
             values, kinds, lines, columns = (list(compress(items, keep)) for items in (values, kinds, lines, columns))
+        if "TEMPLATE" in present or "USING" in present:
+            self.mark_templates(kinds, values, type_names)
         self.mark_type_names(kinds, values, type_names)
+        if "STRUCT" in present or "CLASS" in present:
+            mark_constructors(kinds, values)
+        if "{" in values:
+            mark_brace_inits(kinds, values)
+        if "::" in values:
+            self.mark_namespaces(kinds, values)
         out = list(zip(kinds, values, lines, columns))
+        if self.template_names and (">>" in values or ">>>" in values):
+            out = self.split_closing_angles(out)
         if error is not None:
             value, line, column = error
             what = "missing terminating '\"' character" if value == '"' else \
@@ -618,6 +843,71 @@ class Lexer:
             out.append(("$ERROR", what, line, column))
             return out
         out.append(("$END", "", len(line_texts), len(line_texts[-1]) + 1))
+        return out
+
+    def mark_templates(self, kinds: list, values: list, type_names: set) -> None:
+        """C++'s other lexer hack: the name a template declares is a TEMPLATE_NAME
+        (a function template) or a TEMPLATE_TYPE_NAME (a class template) wherever it
+        appears, so that `f<2>(x)` and `Vec<float> v` parse; `using T = ...;` makes
+        `T` a type name."""
+        count = len(kinds)
+        for k in _positions(kinds, "USING"):
+            if k + 2 < count and kinds[k + 1] == "IDENTIFIER" and values[k + 2] == "=":
+                type_names.add(values[k + 1])
+        for k in _positions(kinds, "TEMPLATE"):
+            j = k + 1
+            if j < count and values[j] == "<":
+                j = _after_angles(values, j)
+            if j + 1 < count and values[j] in ("struct", "class", "union") and kinds[j + 1] == "IDENTIFIER":
+                self.template_names[values[j + 1]] = "TEMPLATE_TYPE_NAME"
+                continue
+            name = _declared_function_name(kinds, values, j)
+            if name is not None and self.template_names.get(name) != "TEMPLATE_TYPE_NAME":
+                self.template_names[name] = "TEMPLATE_NAME"
+        names = self.template_names
+        if names:
+            for k in compress(range(count), map(names.__contains__, values)):
+                if kinds[k] == "IDENTIFIER":
+                    kinds[k] = names[values[k]]
+
+    @staticmethod
+    def mark_namespaces(kinds: list, values: list) -> None:
+        """A name before `::` (a namespace, an enum class, a struct) is a NAMESPACE_NAME,
+        and so is the one `using namespace` names."""
+        for k in _positions(values, "::"):
+            if k > 0 and kinds[k - 1] in ("IDENTIFIER", "TYPE_NAME", "TEMPLATE_TYPE_NAME"):
+                kinds[k - 1] = "NAMESPACE_NAME"
+        for k in _positions(values, "namespace"):
+            if k > 0 and values[k - 1] == "using" and k + 1 < len(kinds) and kinds[k + 1] == "IDENTIFIER":
+                kinds[k + 1] = "NAMESPACE_NAME"
+
+    def split_closing_angles(self, tokens: list) -> list:
+        """`A<B<int>>`: the `>>` that closes two template argument lists is two `>`."""
+        greater = self.kind_of_text[">"]
+        out = []
+        depth = []      # "<" for an open template argument list, "(" for brackets
+        previous = None
+        for tok in tokens:
+            kind, value = tok[0], tok[1]
+            if value == "<" and previous in ("TEMPLATE_NAME", "TEMPLATE_TYPE_NAME", "TEMPLATE"):
+                depth.append("<")
+            elif value in ("(", "[", "{"):
+                depth.append("(")
+            elif value in (")", "]", "}"):
+                while depth and depth.pop() != "(":
+                    pass
+            elif value == ">" and depth and depth[-1] == "<":
+                depth.pop()
+            elif value in (">>", ">>>") and depth and depth[-1] == "<":
+                line, column = tok[2], tok[3]
+                for n in range(len(value)):
+                    if depth and depth[-1] == "<":
+                        depth.pop()
+                    out.append((greater, ">", line, column + n))
+                previous = greater
+                continue
+            out.append(tok)
+            previous = kind
         return out
 
     @staticmethod
@@ -634,18 +924,25 @@ class Lexer:
         in_typedef = False
         depth = 0
         expect_tag = False
+        shadowed: set = set()   # tags that a variable of the same name hides
         for k in range(first, len(kinds)):
             kind = kinds[k]
-            if kind == "IDENTIFIER":
+            if kind == "TEMPLATE_TYPE_NAME":    # `template <...> struct Name`: its tag
+                expect_tag = False
+            elif kind == "IDENTIFIER":
                 value = values[k]
                 if expect_tag:
                     expect_tag = False
-                    if value in type_names:
+                    if value in type_names or value in shadowed:
                         kinds[k] = "TYPE_NAME"
                     else:
                         type_names.add(value)  # C++: `struct S {...}; S s;`
                 elif value in type_names:
-                    kinds[k] = "TYPE_NAME"
+                    if _declares_variable(kinds, values, k):     # `struct node *node;`: a variable now
+                        type_names.discard(value)
+                        shadowed.add(value)
+                    else:
+                        kinds[k] = "TYPE_NAME"
                 elif in_typedef and (depth == 0 or (depth == 1 and values[k - 1] == "*")):
                     type_names.add(value)
             elif kind in _HACK_KINDS:
@@ -653,6 +950,10 @@ class Lexer:
                     in_typedef, depth = True, 0
                 else:
                     expect_tag = True
+            elif expect_tag and values[k] in _TAG_ENDS:   # `struct { ... }`: no tag
+                expect_tag = False
+                if in_typedef and values[k] == "{":
+                    depth += 1
             elif in_typedef:
                 value = values[k]
                 if value in "([{":
@@ -661,6 +962,143 @@ class Lexer:
                     depth -= 1
                 elif value == ";" and depth == 0:
                     in_typedef = False
+
+
+def mark_constructors(kinds: list, values: list) -> None:
+    """Inside `struct S { ... }` (at the body's own level), `S (` starts a constructor:
+    its name is a CTOR_NAME, not the type name that would begin a member's type.
+    (Only the struct keywords, the braces and the classes' names are looked at.)"""
+    count = len(values)
+    bodies = {}     # index of a class body's `{` -> the class's name
+    for k in sorted(list(_positions(values, "struct")) + list(_positions(values, "class"))):
+        if kinds[k] not in ("STRUCT", "CLASS"):
+            continue
+        j = k + 1
+        if j < count and values[j] in ("__align__", "alignas"):
+            j = _after_parens(values, j + 1)
+        if j >= count or kinds[j] not in ("TYPE_NAME", "TEMPLATE_TYPE_NAME", "IDENTIFIER"):
+            continue
+        name = values[j]
+        depth = 0
+        for m in range(j + 1, min(count, j + 200)):
+            value = values[m]
+            if value in ("(", "<"):
+                depth += 1
+            elif value in (")", ">"):
+                depth -= 1
+            elif depth <= 0 and value in (";", "{", ")", ","):
+                if value == "{":
+                    bodies[m] = name
+                break
+    if not bodies:
+        return
+    # The innermost open brace after each brace, so that any position's is a bisection away.
+    braces = sorted(list(_positions(values, "{")) + list(_positions(values, "}")))
+    innermost, stack = [], []
+    for k in braces:
+        if values[k] == "{":
+            stack.append(k)
+        elif stack:
+            stack.pop()
+        innermost.append(stack[-1] if stack else None)
+    from bisect import bisect_right
+    for body, name in bodies.items():
+        for k in _positions(values, name):
+            if k <= body or k + 1 >= count or values[k + 1] != "(" or values[k - 1] in ("~", ".", "->", "::"):
+                continue
+            i = bisect_right(braces, k) - 1
+            if i >= 0 and innermost[i] == body:
+                kinds[k] = "CTOR_NAME"
+
+
+_TAG_KEYWORDS = frozenset({"struct", "union", "class", "enum", "namespace", ":", "public", "private",
+                           "protected", ","})
+
+
+def mark_brace_inits(kinds: list, values: list) -> None:
+    """`Affine aff{2.0f, 1.0f}` and `return Vec{a, b}`: a `{` right after a declarator's
+    name or a type name (not after a tag, a namespace's name or a base class) is a
+    BRACE_INIT."""
+    for k in _positions(values, "{"):
+        if k < 1:
+            continue
+        kind = kinds[k - 1]
+        before = values[k - 2] if k >= 2 else ""
+        if before == ")" and k >= 6 and values[k - 5] in ("__align__", "alignas"):    # struct __align__(16) S {
+            before = values[k - 6]
+        if kind == "IDENTIFIER" and before not in _TAG_KEYWORDS:
+            kinds[k] = "BRACE_INIT"
+        elif kind == "TYPE_NAME" and before in ("=", "(", "return", "?", "{", ";", "}", "[", "+", "-", "*", "/"):
+            kinds[k] = "BRACE_INIT"
+
+
+_TAG_ENDS = frozenset({"{", ";", "*", "&", ",", ">"})
+
+
+def _declares_variable(kinds: list, values: list, k: int) -> bool:
+    """Is the type name at k a declarator's name (`LatLong *LatLong;`, `struct node node,`)?"""
+    if k + 1 >= len(values) or values[k + 1] not in (";", ",", "=", ")", "["):
+        return False
+    before = values[k - 1] if k > 0 else ""
+    return before in ("*", "&") or (kinds[k - 1] == "TYPE_NAME" and k >= 2 and
+                                    values[k - 2] in ("struct", "union", "enum", "class"))
+
+
+def _after_angles(values: list, k: int) -> int:
+    """The index after the `>` that closes the `<` at k (brackets inside skipped)."""
+    depth = 0
+    parens = 0
+    for j in range(k, len(values)):
+        value = values[j]
+        if value in ("(", "[", "{"):
+            parens += 1
+        elif value in (")", "]", "}"):
+            parens -= 1
+        elif parens == 0:
+            if value == "<":
+                depth += 1
+            elif value in (">", ">>", ">>>"):
+                depth -= len(value)
+                if depth <= 0:
+                    return j + 1
+            elif value == ";":
+                return j
+    return len(values)
+
+
+def _declared_function_name(kinds: list, values: list, k: int):
+    """The name of the function a declaration starting at k declares: the identifier
+    before its parameter list's `(` (attributes' parentheses and template arguments skipped)."""
+    last = None
+    j = k
+    while j < len(values):
+        value = values[j]
+        if value in ("__launch_bounds__", "__align__", "alignas"):
+            j = _after_parens(values, j + 1)
+            continue
+        if value == "<" and last is not None:
+            j = _after_angles(values, j)
+            continue
+        if value == "(":
+            return last
+        if value in (";", "{", "=", "}"):
+            return None
+        if kinds[j] == "IDENTIFIER":
+            last = value
+        j += 1
+    return None
+
+
+def _after_parens(values: list, k: int) -> int:
+    depth = 0
+    for j in range(k, len(values)):
+        if values[j] == "(":
+            depth += 1
+        elif values[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return len(values)
 
 
 def _positions(items: list, item):
@@ -729,7 +1167,8 @@ class Parser:
         state = self.start_state
         states = [state]
         values: list = []
-        for tok in self.lexer.tokens(text, set(BUILTIN_TYPE_NAMES)):
+        self.last_tokens = tokens = self.lexer.tokens(text, set(BUILTIN_TYPE_NAMES))
+        for tok in tokens:
             ttype = tok[0]
             action = actions[state].get(ttype, _NO_ACTION)
             while action.__class__ is not int:     # reductions until tok is shifted
@@ -788,6 +1227,10 @@ class Parser:
     def error(self, tok: Token, state: int, values: list) -> SyntaxErrorAt:
         if tok[0] == "$ERROR":    # (no state has an action for it: the lexer's error)
             return SyntaxErrorAt(tok[1], tok[2], tok[3])
+        unsupported = unsupported_construct(self.last_tokens, tok)
+        if unsupported is not None:
+            what, at = unsupported
+            return SyntaxErrorAt(f"unsupported feature: {what}", at[2], at[3])
         expected = {s for s in self.actions[state]}
         for closer, text in (("SEMICOLON", "';'"), ("RPAR", "')'"), ("RSQB", "']'"), ("COLON", "':'"),
                              ("RBRACE", "'}'")):
@@ -803,6 +1246,59 @@ class Parser:
         if "IDENTIFIER" in expected:
             return SyntaxErrorAt(f"expected identifier before '{tok[1]}'", tok[2], tok[3])
         return SyntaxErrorAt(f"unexpected '{tok[1]}'", tok[2], tok[3])
+
+
+# C++ that the subset leaves out, by the word that starts it: a syntax error at or after
+# one is reported as the feature, by name (diagnostics, issue 15).
+UNSUPPORTED_WORDS = {
+    "virtual": "virtual functions", "try": "exceptions", "catch": "exceptions", "throw": "exceptions",
+    "mutable": "mutable members",
+    "typeid": "RTTI (typeid)", "dynamic_cast": "RTTI (dynamic_cast)", "new": "new and delete",
+    "delete": "new and delete",
+    "public": "classes with access specifiers", "private": "classes with access specifiers",
+    "protected": "classes with access specifiers", "friend": "friend declarations",
+    "goto": "goto", "concept": "concepts", "requires": "concepts", "co_await": "coroutines",
+    "decltype": "decltype", "alignas": "alignas", "thread_local": "thread_local",
+}
+
+
+def unsupported_construct(tokens: list, at: Token):
+    """(feature, token) for the C++ construct outside the subset that a syntax error at
+    `at` comes from, or None: a word of UNSUPPORTED_WORDS before it; `(` inside a struct
+    body (a member function or constructor); `[` where an expression starts (a lambda);
+    `...` in a template's parameters (a variadic template)."""
+    try:
+        end = tokens.index(at)
+    except ValueError:
+        return None
+    for tok in tokens[:end + 1]:
+        if tok[0] == "IDENTIFIER" and tok[1] in UNSUPPORTED_WORDS:
+            return UNSUPPORTED_WORDS[tok[1]], tok
+    if at[1] == "[" and end > 0 and tokens[end - 1][1] in ("=", "(", ",", "return"):
+        return "lambdas", at
+    if at[1] == "..." or (end + 1 < len(tokens) and tokens[end + 1][1] == "..." and tokens[end - 1][1] in
+                          ("typename", "class")):
+        return "variadic templates", at
+    depth = []      # the braces open at `at`: is the innermost a struct's body?
+    for k in range(end):
+        value = tokens[k][1]
+        if value == "{":
+            depth.append(k >= 2 and (tokens[k - 2][1] in ("struct", "class", "union") or
+                                     tokens[k - 1][1] in ("struct", "class", "union")))
+        elif value == "}" and depth:
+            depth.pop()
+    if depth and depth[-1] and at[1] == "~":
+        return "destructors", at
+    if depth and depth[-1]:     # in a struct body: a `(` before the member's end is a function
+        for tok in tokens[end:end + 64]:
+            if tok[1] in (";", "{", "}"):
+                break
+            if tok[1] == "(":
+                return "member functions and constructors", at
+    if at[1] == ":" and end > 0 and tokens[end - 1][0] in ("TYPE_NAME", "IDENTIFIER") and \
+            any(t[1] in ("struct", "class") for t in tokens[max(0, end - 3):end]):
+        return "inheritance", at
+    return None
 
 
 def _direct_callback(callback, size: int):

@@ -489,6 +489,7 @@ _SUBSTATEMENTS = {
     A.WhileStmt: lambda s: (s.body,), A.DoStmt: lambda s: (s.body,), A.SwitchStmt: lambda s: (s.body,),
     A.CaseStmt: lambda s: (s.body,), A.DefaultStmt: lambda s: (s.body,),
     A.ForStmt: lambda s: (s.init, s.body) if s.init is not None else (s.body,),
+    A.RangeForStmt: lambda s: (s.lowered,),
 }
 
 

@@ -81,6 +81,9 @@ class FunctionType(Type):
 
 
 _DECLARATIONS = itertools.count(1)
+# How deep ptxc's recursive analysis goes with frontend.RECURSION_LIMIT (measured: a
+# `+` chain of 10,000 compiles; nvcc takes 3,000); deeper is a diagnostic, not a crash.
+NESTING_LIMIT = 10_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,6 +100,9 @@ class StructType(Type):
     volatile: bool = False
     decl: int = field(default_factory=lambda: next(_DECLARATIONS))
     vector: int = 0     # a CUDA vector type (float4...): its element count
+    template: object = None      # a class template's instance: the ClassTemplate
+    info: object = None          # a class with member functions: its classes.ClassInfo
+    template_args: tuple = ()    # and its arguments (Type, or (value, Type))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, StructType) and other.decl == self.decl and \
@@ -125,6 +131,25 @@ class EnumType(Type):
 
     def __hash__(self) -> int:
         return hash((self.decl, self.const, self.volatile))
+
+
+@dataclass(frozen=True)
+class ReferenceType(Type):
+    """`T&`: a parameter or a local bound to an lvalue (sema gives its symbol the type
+    `T *` and reads it through `*`; a `const T&` parameter of a value type is passed
+    by value, which no kernel can tell apart)."""
+    pointee: Type
+    const: bool = False
+    volatile: bool = False
+
+
+@dataclass(frozen=True)
+class TemplateParamType(Type):
+    """A template's type parameter inside its declared signature, for mangling (T_)."""
+    index: int
+    name: str
+    const: bool = False
+    volatile: bool = False
 
 
 @dataclass(frozen=True)
@@ -162,6 +187,7 @@ ULLONG = _int("unsigned long long", 8, False, 5)
 FLOAT = FloatType("float", 4)
 DOUBLE = FloatType("double", 8)
 VOID = VoidType()
+AUTO = VoidType("auto")      # `auto`, until its initializer gives the type
 SIZE_T = ULONG
 PTRDIFF_T = LONG
 
@@ -202,6 +228,13 @@ def type_name(t: Type) -> str:
         params = ", ".join(type_name(p) for p in t.params) + (", ..." if t.variadic else "")
         return f"{type_name(t.ret)} ({params or 'void'})"
     if isinstance(t, StructType):
+        if t.template_args:
+            from .templates import argument_text
+            return quals + f"{t.name}<{', '.join(argument_text(a) for a in t.template_args)}>"
+        return quals + t.name
+    if isinstance(t, ReferenceType):
+        return type_name(t.pointee) + " &"
+    if isinstance(t, TemplateParamType):
         return quals + t.name
     if isinstance(t, EnumType):
         return quals + t.name
@@ -368,6 +401,11 @@ def make_struct(name: str, fields: list[tuple[str, Type]], kind: str = "struct")
     return StructType(name, kind, laid, True, size, align)
 
 
+def named_instance(struct: StructType, name: str, template, args: tuple) -> StructType:
+    """A class template's instance: the struct of its checked body, named `Name<args>`."""
+    return dataclasses.replace(struct, name=name, template=template, template_args=args)
+
+
 def make_vector(name: str, elem: Type, count: int, align: int) -> StructType:
     """A CUDA vector type (vector_types.h): fields x, y, z, w, and its own alignment
     (float4 is __align__(16)), which ld.v4/st.v4 rely on."""
@@ -421,6 +459,8 @@ class VarSymbol:
     is_static: bool = False
     function: "FunctionSymbol | None" = None  # the function a local belongs to
     declaration: object = None  # the InitDeclarator of a global (its initializer)
+    const_value: object = None  # a const integer initialized by a constant: its value
+    reference: bool = False     # a `T&`: the symbol holds a `T *`, each use reads through it
 
     def __repr__(self) -> str:
         return f"VarSymbol({self.name!r}, {type_name(self.type)!r}, {self.kind})"
@@ -440,6 +480,11 @@ class FunctionSymbol:
     launch_bounds: list = field(default_factory=list)
     inline: str | None = None     # "__forceinline__", "__noinline__", ...
     address_taken: bool = False   # used as a value in device code (a function pointer)
+    template_args: list = field(default_factory=list)   # an instance of a function template: its arguments
+    ref_params: frozenset = frozenset()   # indices of `T&` parameters (passed as `T *`)
+    declared_type: object = None          # the type as declared (references kept)
+    defaults: list = field(default_factory=list)   # per parameter: its default argument (unchecked) or None
+    self_mode: str | None = None   # a member function: "pointer" (`this`), "value" (const: `__self`), "ctor"
 
     def __repr__(self) -> str:
         return f"FunctionSymbol({self.name!r}, {type_name(self.type)!r})"
@@ -470,6 +515,29 @@ class TypedefSymbol:
     name: str
     type: Type
     loc: tuple
+
+
+@dataclass(eq=False)
+class FieldRef:
+    """A field's bare name inside a member function: `this->name` (`*this->name` for a
+    lambda's capture by reference, a pointer field)."""
+    name: str
+    deref: bool = False
+
+
+@dataclass(eq=False)
+class MethodRef:
+    """A member function's bare name inside another: `this->name(...)`."""
+    name: str
+
+
+@dataclass(eq=False)
+class NamespaceSymbol:
+    """A namespace (or an enum class, whose enumerators it holds): `name::member`."""
+    name: str
+    scope: "Scope"
+    loc: tuple
+    path: tuple = ()        # the namespaces from the outermost, this one last
 
 
 @dataclass(eq=False)
@@ -669,7 +737,19 @@ class Scope:
             if found is not None:
                 return found
             scope = scope.parent
+        if "::" in name:
+            return self.lookup_qualified(name)
         return None
+
+    def lookup_qualified(self, name: str):
+        """`a::b::c`: `a` as an unqualified name, then each member inside it."""
+        first, *rest = name.split("::")
+        found = self.lookup(first) if first else None
+        for part in rest:
+            if not isinstance(found, NamespaceSymbol):
+                return None
+            found = found.scope.names.get(part)
+        return found
 
     def lookup_tag(self, name: str):
         scope = self
@@ -678,6 +758,11 @@ class Scope:
             if found is not None:
                 return found
             scope = scope.parent
+        if "::" in name:    # `ns::S`: the tag inside the namespace
+            prefix, _, last = name.rpartition("::")
+            ns = self.lookup(prefix)
+            if isinstance(ns, NamespaceSymbol):
+                return ns.scope.tags.get(last)
         return None
 
 
@@ -695,6 +780,29 @@ def cuda_function_declared(name: str) -> bool:
         text = (Path(__file__).parent / "cuda_functions.txt").read_text()
         _CUDA_FUNCTIONS = frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
     return name in _CUDA_FUNCTIONS
+
+
+def effective_function_type(sym: "FunctionSymbol") -> None:
+    """A function's parameters as sema and codegen pass them: a `T&` is a `T *` (its
+    index in ref_params), a `const T&` of a value type a `T` (the mangled name keeps
+    the declared types)."""
+    params = sym.type.params
+    if isinstance(sym.type.ret, ReferenceType):    # returns a copy (`T& operator+=` is used as a statement)
+        sym.type = FunctionType(unqualified(sym.type.ret.pointee), params, sym.type.variadic)
+    if not any(isinstance(p, ReferenceType) for p in params):
+        return
+    out, refs = [], set()
+    for index, p in enumerate(params):
+        if isinstance(p, ReferenceType):
+            if p.pointee.const and not isinstance(p.pointee, ArrayType):
+                out.append(unqualified(p.pointee))
+            else:
+                out.append(PointerType(p.pointee))
+                refs.add(index)
+        else:
+            out.append(p)
+    sym.type = FunctionType(sym.type.ret, tuple(out), sym.type.variadic)
+    sym.ref_params = frozenset(refs)
 
 
 def _is_builtin(sym) -> bool:
@@ -739,8 +847,14 @@ def _conversion_rank(arg: Type, param: Type, expr: A.Expr) -> int | None:
         return 0
     if param.__class__ is PointerType and is_integer(arg) and _is_zero_literal(expr):
         return 2            # a null pointer constant (cudaEventRecord(e, 0): the default stream)
-    if isinstance(param, StructType) and isinstance(arg, StructType):
-        return 0 if param.name == arg.name else None
+    if isinstance(param, StructType) and isinstance(arg, StructType) and param.name == arg.name:
+        return 0
+    if param.__class__ is StructType or arg.__class__ is StructType:   # a user-defined conversion
+        from . import classes
+        if classes.converting_constructors(param, arg) or any(
+                unqualified(m.type.ret) == unqualified(param) or
+                (is_arithmetic(m.type.ret) and is_arithmetic(param)) for m in classes.conversion_operators(arg)):
+            return 3
     return None
 
 
@@ -777,6 +891,9 @@ class Analyzer:
         self.loop_depth = 0
         self.switch_depth = 0
         self.functions: list[FunctionSymbol] = []
+        self.namespace_scope = self.globals   # where declarations at file level go
+        self.poisoned: set = set()            # names whose declaration failed
+        self.namespace_path: tuple = ()
         if not _GLOBAL_NAMES:   # typedefs, constants, functions: never changed, shared by every analysis
             _GLOBAL_NAMES.update({name: TypedefSymbol(name, t, (0, 0)) for name, t in BUILTIN_TYPEDEFS.items()})
             _GLOBAL_NAMES.update(dict.fromkeys(BUILTIN_VARIABLES, _FRESH))
@@ -799,16 +916,22 @@ class Analyzer:
 
     # ---- translation unit --------------------------------------------------------------
     def run(self, unit: A.TranslationUnit) -> None:
-        for item in unit.items:
+        self.check_external_items(unit.items)
+
+    def check_external_items(self, items: list) -> None:
+        for item in items:
             try:
-                if isinstance(item, A.FunctionDef):
+                cls = item.__class__
+                if cls is A.FunctionDef:
                     self.check_function_def(item)
-                elif isinstance(item, A.TemplateDecl):
-                    self.error("unsupported feature: templates", item.loc)
-                else:
+                elif cls is A.Declaration:
                     self.check_global_declaration(item)
+                else:
+                    _EXTERNAL_CHECKS[cls](self, item)
             except SemaError:
                 pass
+            except RecursionError:
+                self.error(f"unsupported feature: code nested more than about {NESTING_LIMIT} levels deep", item.loc)
             except Exception as exc:  # a bug in ptxc, not in the user's code: say so plainly
                 if os.environ.get("PTXC_TRACEBACK"):
                     raise
@@ -835,12 +958,16 @@ class Analyzer:
                 named = self.struct_type(spec)
             elif isinstance(spec, A.EnumSpec):
                 named = self.enum_type(spec)
+            elif isinstance(spec, A.TemplateTypeRef):
+                named = self.template_type(spec)
         if named is not None:
             if keywords:
                 self.fail(f"cannot combine '{' '.join(keywords)}' with a type name", specs.loc)
             t = named
         elif not keywords:
             self.fail("a type specifier is required for all declarations", specs.loc)
+        elif keywords == ["auto"]:
+            t = AUTO
         else:
             t = _SPECIFIER_TYPES.get(tuple(sorted(keywords)))
             if t is None:
@@ -852,6 +979,13 @@ class Analyzer:
         return t
 
     def struct_type(self, spec: A.StructSpec) -> Type:
+        if spec.members is not None:
+            from . import classes
+            if classes.has_class_members(spec):
+                name = spec.name or f"<anonymous {spec.kind}>"
+                if spec.name and self.namespace_path:
+                    name = "::".join(self.namespace_path + (spec.name,))
+                return classes.build_class(self, spec, name)
         if spec.members is None:
             existing = self.scope.lookup_tag(spec.name)
             if existing is None:
@@ -867,7 +1001,12 @@ class Analyzer:
                 if declarator.name in [f[0] for f in fields]:
                     self.error(f"duplicate member '{declarator.name}'", declarator.loc)
                 fields.append((declarator.name, t))
+        if spec.name and self.namespace_path:
+            name = "::".join(self.namespace_path + (spec.name,))
         struct = make_struct(name, fields, spec.kind)
+        if spec.align is not None:      # `struct __align__(16) S`: at least that alignment
+            align = max(struct.align, self.constant_int(spec.align))
+            struct = dataclasses.replace(struct, align=align, size=(struct.size + align - 1) // align * align)
         if spec.name:
             self.scope.tags[spec.name] = struct
         return struct
@@ -878,21 +1017,31 @@ class Analyzer:
             if existing is None:
                 self.fail(f"use of undeclared enum '{spec.name}'", spec.loc)
             return existing
-        t = EnumType(spec.name or "<anonymous enum>")
+        t = EnumType("::".join(self.namespace_path + (spec.name,)) if spec.name else "<anonymous enum>")
         if spec.name:
             self.scope.tags[spec.name] = t
+        members = None
+        if spec.scoped:     # `enum class E { A }`: `E::A`, not `A`
+            members = NamespaceSymbol(spec.name, Scope(None), spec.loc)
+            self.scope.names[spec.name] = members
         value = 0
         for enumerator in spec.enumerators:
             if enumerator.value is not None:
                 value = self.constant_int(enumerator.value)
-            self.declare(EnumConstSymbol(enumerator.name, value, t, enumerator.loc))
+            sym = EnumConstSymbol(enumerator.name, value, t, enumerator.loc)
+            if members is not None:
+                members.scope.names[enumerator.name] = sym
+            else:
+                self.declare(sym)
             value += 1
         return t
 
     def derive(self, base: Type, declarator: A.Declarator) -> Type:
         t = base
         for deriv in declarator.derivations:
-            if isinstance(deriv, A.PointerDeriv):
+            if isinstance(deriv, A.PointerDeriv) and deriv.qualifiers and deriv.qualifiers[0] == "&":
+                t = ReferenceType(t)
+            elif isinstance(deriv, A.PointerDeriv):
                 t = PointerType(t, "const" in deriv.qualifiers, "volatile" in deriv.qualifiers,
                                 any(q.startswith("__restrict") or q == "restrict" for q in deriv.qualifiers))
             elif isinstance(deriv, A.ArrayDeriv):
@@ -918,6 +1067,8 @@ class Analyzer:
         if len(params) == 1 and isinstance(params[0][0], VoidType) and params[0][1] is None:
             return []
         for t, name, loc in params:
+            if t == AUTO:
+                self.fail("unsupported feature: 'auto' parameters (generic lambdas)", loc)
             if isinstance(t, VoidType):
                 self.error("parameter has incomplete type 'void'", loc)
         return params
@@ -933,6 +1084,8 @@ class Analyzer:
     def check_global_declaration(self, decl: A.Declaration) -> None:
         specs = decl.specs
         base = self.base_type(specs)
+        if specs.constexpr:
+            base = with_quals(base, const=True)
         if "typedef" in specs.storage:
             for init in decl.declarators:
                 t = self.derive(_named_for_linkage(base, init.declarator), init.declarator)
@@ -953,9 +1106,44 @@ class Analyzer:
             self.declare(sym)
             init.symbol = sym
             if init.init is not None:
+                if unqualified(t) == AUTO:
+                    t = sym.type = self.deduced_local_type(t, init, d)
                 init.init = self.check_initializer(init.init, t)
+                self.note_constant(sym, init.init)
                 if isinstance(t, ArrayType) and t.size is None and isinstance(init.init, A.InitList):
                     sym.type = ArrayType(t.elem, len(init.init.items))
+
+    def note_constant(self, sym: VarSymbol, init) -> None:
+        """`const int n = 100;`: `n` is an integer constant expression (`float h[n]`)."""
+        if sym.type.const and is_integer(sym.type) and not isinstance(init, A.InitList):
+            value = constant_value(init)
+            if isinstance(value, int):
+                sym.const_value = value
+
+    def deduced_local_type(self, t: Type, init: A.InitDeclarator, d: A.Declarator) -> Type:
+        """`auto x = e;` has e's type (decayed, top-level qualifiers dropped, `const auto`
+        keeps const); `T& r = lvalue;` holds the lvalue's address."""
+        if init.init is None or isinstance(init.init, A.InitList):
+            self.fail(f"declaration of '{d.name}' with deduced or reference type needs an initializer", d.loc)
+        if isinstance(t, ReferenceType):
+            value = self.check_expr(init.init)
+            if not self.is_lvalue(value):
+                if t.pointee.const:      # `const T& r = temporary;`: a copy, which nothing can tell apart
+                    return unqualified(t.pointee)
+                self.fail("non-const reference cannot bind to a temporary", init.init.loc)
+            pointee = value.type if unqualified(t.pointee) == AUTO else t.pointee
+            if unqualified(t.pointee) == AUTO and t.pointee.const:
+                pointee = with_quals(pointee, const=True)
+            init.init = self.check_expr(A.Unary(value.loc, "&", value))
+            init.init.type = PointerType(pointee)
+            init.reference = True
+            return PointerType(pointee)
+        value = self.rvalue(self.check_expr(init.init))
+        init.init = value
+        deduced = unqualified(value.type)
+        if t.const:
+            deduced = with_quals(deduced, const=True)
+        return deduced
 
     def declare_function(self, specs: A.DeclSpecifiers, d: A.Declarator, t: FunctionType) -> FunctionSymbol:
         spaces = frozenset(s.strip("_") for s in specs.exec_spaces) or frozenset({"host"})
@@ -964,22 +1152,38 @@ class Analyzer:
         if "global" in spaces and ("host" in spaces or "device" in spaces):
             self.error(f"'{'__host__' if 'host' in spaces else '__device__'}' and '__global__' cannot be combined",
                        specs.loc)
-        existing = self.globals.names.get(d.name)
+        existing = self.namespace_scope.names.get(d.name)
+        overloads = None
         if isinstance(existing, FunctionSymbol) and existing.loc != (0, 0):
-            if existing.type != t:
-                self.error(f"conflicting types for '{d.name}' (overloading is not supported)", d.loc)
-            return existing
+            if existing.declared_type == t:
+                return existing
+            overloads = Overloads(d.name, [existing])      # C++ overloading: another signature
+        elif isinstance(existing, Overloads) and existing.candidates and existing.candidates[0].loc != (0, 0):
+            same = [c for c in existing.candidates if isinstance(c, FunctionSymbol) and c.declared_type == t]
+            if same:
+                return same[0]
+            overloads = existing
+        elif existing.__class__ is FunctionTemplate:
+            overloads = Overloads(d.name, [existing])
         sym = FunctionSymbol(d.name, t, d.loc, spaces, extern_c=specs.extern_c,
                              launch_bounds=list(specs.launch_bounds),
                              inline=next(iter(specs.function_specs), None))
         fderiv = d.derivations[-1] if d.derivations and isinstance(d.derivations[-1], A.FunctionDeriv) else None
         sym.param_names = [p.declarator.name for p in fderiv.params] if fderiv else []
-        if isinstance(existing, (FunctionSymbol, Overloads)) and (
+        sym.defaults = [p.default for p in fderiv.params] if fderiv else []
+        if overloads is None and isinstance(existing, (FunctionSymbol, Overloads)) and (
                 isinstance(existing, Overloads) or existing.loc == (0, 0)):
             self.error(f"redefinition of builtin function '{d.name}'", d.loc)
-        self.globals.names[d.name] = sym
+        if overloads is not None:
+            overloads.candidates.append(sym)
+            self.namespace_scope.names[d.name] = overloads
+        else:
+            self.namespace_scope.names[d.name] = sym
         from .mangle import mangle_function  # mangle imports this module
-        sym.mangled = d.name if sym.extern_c or d.name == "main" else mangle_function(d.name, list(t.params))
+        sym.mangled = d.name if sym.extern_c or d.name == "main" else \
+            mangle_function(d.name, list(t.params), self.namespace_path)
+        sym.declared_type = t
+        effective_function_type(sym)
         self.functions.append(sym)
         return sym
 
@@ -992,28 +1196,45 @@ class Analyzer:
         sym = self.declare_function(fdef.specs, d, t)
         if sym.definition is not None:
             self.error(f"redefinition of '{d.name}'", d.loc)
+        self.define_instance(sym, fdef, self.namespace_scope)
+
+    def define_instance(self, sym: "FunctionSymbol", fdef: A.FunctionDef, parent: "Scope") -> None:
+        """Check `fdef`'s body as `sym`'s, its names looked up from `parent` (the file,
+        a namespace, or a template instance's parameters).  Re-entrant: a template
+        instantiated while another function is checked."""
+        d = fdef.declarator
         sym.definition = fdef
         fdef.symbol = sym
-        params = self.parameter_types(d.derivations[-1])
-        sym.param_names = [name for _, name, _ in params]
-        self.function = sym
-        self.scope = Scope(self.globals)
-        fdef.param_symbols = []
-        for index, (ptype, name, loc) in enumerate(params):
-            psym = VarSymbol(name or f"<param {index}>", ptype, "param", loc, index=index, function=sym)
-            fdef.param_symbols.append(psym)
-            if name:
-                self.declare(psym)
+        saved = (self.scope, self.function, self.loop_depth, self.switch_depth)
+        self.scope = parent
         try:
+            params = self.parameter_types(d.derivations[-1])
+            sym.param_names = [name for _, name, _ in params]
+            effective_function_type(sym)
+            if fdef.specs.launch_bounds:
+                sym.launch_bounds = [self.check_expr(e) for e in fdef.specs.launch_bounds]
+            self.function = sym
+            self.loop_depth = self.switch_depth = 0
+            self.scope = Scope(parent)
+            fdef.param_symbols = []
+            for index, (ptype, name, loc) in enumerate(params):
+                psym = VarSymbol(name or f"<param {index}>", sym.type.params[index], "param", loc, index=index,
+                                 function=sym, reference=index in sym.ref_params)
+                fdef.param_symbols.append(psym)
+                if name:
+                    self.declare(psym)
             for item in fdef.body.items:
                 self.check_stmt(item)
+            if sym.type.ret == AUTO:    # `auto` without a return with a value: void
+                sym.type = FunctionType(VOID, sym.type.params, sym.type.variadic)
         finally:
-            self.scope = self.globals
-            self.function = None
+            self.scope, self.function, self.loop_depth, self.switch_depth = saved
 
     def check_local_declaration(self, decl: A.Declaration) -> None:
         specs = decl.specs
         base = self.base_type(specs)
+        if specs.constexpr:
+            base = with_quals(base, const=True)
         if "typedef" in specs.storage:
             for init in decl.declarators:
                 self.declare(TypedefSymbol(init.declarator.name,
@@ -1027,6 +1248,12 @@ class Analyzer:
                 if isinstance(t, FunctionType):
                     self.error("function declarations inside a function are not supported", d.loc)
                     continue
+                if unqualified(t) == AUTO or isinstance(t, ReferenceType):
+                    try:
+                        t = self.deduced_local_type(t, init, d)
+                    except SemaError:
+                        self.poisoned.add(d.name)   # (its uses are not errors of their own)
+                        raise
                 if isinstance(t, VoidType):
                     self.error(f"variable '{d.name}' has incomplete type 'void'", d.loc)
                     continue
@@ -1041,13 +1268,25 @@ class Analyzer:
                     self.error(f"array '{d.name}' has no size", d.loc)
                 self.declare(sym)  # in scope in its own initializer, as in C
                 init.symbol = sym
-                if init.init is not None:
+                if isinstance(t, PointerType) and getattr(init, "reference", False):
+                    sym.reference = True
+                    sym.type = t
+                elif init.init is not None:
                     if space == "shared":
                         self.error("initializer not allowed for __shared__ variable", init.init.loc)
                     init.init = self.check_initializer(init.init, t)
+                    self.note_constant(sym, init.init)
                     if isinstance(t, ArrayType) and t.size is None and isinstance(init.init, A.InitList):
                         t = ArrayType(t.elem, len(init.init.items))
                         sym.type = t
+                elif d.construct_args is None and isinstance(t, StructType) and t.info is not None and \
+                        d.name != "__self" and space is None:
+                    from . import classes
+                    ctor = classes.default_constructor(t)
+                    if ctor is not None:        # `S s;` runs S's default constructor
+                        sym.has_init = True
+                        init.init = self.check_construct(A.Construct(d.loc, A.TypeName(d.loc, specs, d, t), []),
+                                                         known_type=t)
                 elif d.construct_args is not None:
                     init.init = self.check_construct(A.Construct(d.loc, A.TypeName(d.loc, specs, d, t),
                                                                  d.construct_args), known_type=t)
@@ -1055,6 +1294,10 @@ class Analyzer:
                 pass
 
     def check_initializer(self, init, t: Type):
+        if isinstance(init, A.InitList) and isinstance(t, StructType) and t.info is not None and t.info.ctors:
+            from . import classes     # `S s{a, b}` / `S s = {a, b}` of a class with constructors
+            return classes.construct(self, A.Construct(init.loc, None, init.items), unqualified(t),
+                                     [self.operand(a) for a in init.items])
         if isinstance(init, A.InitList):
             if isinstance(t, ArrayType):
                 if t.size is not None and len(init.items) > t.size:
@@ -1099,6 +1342,14 @@ class Analyzer:
 
     def check_if(self, stmt: A.IfStmt) -> None:
         stmt.cond = self.check_condition(stmt.cond)
+        if stmt.constexpr:      # only the branch taken is instantiated
+            value = constant_value(stmt.cond)
+            if not isinstance(value, (int, float)):
+                self.fail("'if constexpr' condition is not a constant expression", stmt.cond.loc)
+            if value:
+                stmt.else_ = None
+            else:
+                stmt.then = A.CompoundStmt(stmt.loc, [])
         self.check_scoped(stmt.then)
         if stmt.else_ is not None:
             self.check_scoped(stmt.else_)
@@ -1154,17 +1405,160 @@ class Analyzer:
 
     def check_return(self, stmt: A.ReturnStmt) -> None:
         ret = self.function.type.ret if self.function else VOID
+        if stmt.value is None and self.function is not None and self.function.self_mode == "ctor":
+            stmt.value = A.Ident(stmt.loc, "__self")    # a constructor returns the object it built
         if stmt.value is None:
             if not isinstance(ret, VoidType) and self.function.name != "main":
                 self.error(f"non-void function '{self.function.name}' should return a value", stmt.loc)
             return
         value = self.check_expr(stmt.value)
+        if ret == AUTO:     # `auto f()` (a lambda's operator()): the first return gives the type
+            ret = unqualified(decay(value.type)) if not isinstance(value.type, VoidType) else VOID
+            fn = self.function
+            fn.type = FunctionType(ret, fn.type.params, fn.type.variadic)
         if isinstance(ret, VoidType):
             if not isinstance(value.type, VoidType):
                 self.error(f"void function '{self.function.name}' should not return a value", stmt.loc)
             stmt.value = value
             return
         stmt.value = self.convert_assign(value, unqualified(ret), "returning")
+
+    def check_range_for(self, stmt: A.RangeForStmt) -> None:
+        """`for (T v : arr) body` over an array of known size: `for (int i = 0; i < N; ++i)
+        { T v = arr[i]; body }` (the array named once, by a reference when it is not a name)."""
+        rng = self.check_expr(stmt.range)
+        t = rng.type
+        if not isinstance(t, ArrayType) or t.size is None:
+            self.fail(f"unsupported feature: range-based for over '{t}' (only arrays of known size)", stmt.range.loc)
+        loc = stmt.loc
+        index = f"__range_index{loc[0]}_{loc[1]}"
+        int_specs = A.DeclSpecifiers(loc, [], [], [], [], [], ["int"])
+        init = A.Declaration(loc, int_specs, [A.InitDeclarator(loc, A.Declarator(loc, index, []),
+                                                               A.IntLit(loc, 0, "0"))])
+        cond = A.Binary(loc, "<", A.Ident(loc, index), A.IntLit(loc, t.size, str(t.size)))
+        step = A.PreIncDec(loc, "++", A.Ident(loc, index))
+        element = A.Declaration(loc, stmt.specs, [A.InitDeclarator(loc, stmt.declarator,
+                                                                   A.Index(loc, rng, A.Ident(loc, index)))])
+        stmt.lowered = A.ForStmt(loc, init, cond, step, A.CompoundStmt(loc, [element, stmt.body]))
+        stmt.specs = stmt.declarator = stmt.range = stmt.body = None
+        self.check_stmt(stmt.lowered)
+
+    def check_static_assert(self, stmt: A.StaticAssert) -> None:
+        value = self.constant_int(stmt.cond)
+        if not value:
+            message = f": {stmt.message}" if stmt.message else ""
+            self.error(f"static assertion failed{message}", stmt.cond.loc)
+
+    def check_using_alias(self, stmt: A.UsingAlias) -> None:
+        self.declare(TypedefSymbol(stmt.name, self.resolve_type_name(stmt.type_name), stmt.loc))
+
+    def check_using_declaration(self, stmt: A.UsingDeclaration) -> None:
+        last = stmt.name.rpartition("::")[2]
+        sym = self.scope.lookup(stmt.name)
+        tag = self.scope.lookup_tag(stmt.name)
+        if sym is None and tag is None:
+            self.fail(f"no member named '{last}' in '{stmt.name.rpartition('::')[0]}'", stmt.loc)
+        if sym is not None:
+            self.scope.names[last] = sym
+        if tag is not None:
+            self.scope.tags[last] = tag
+
+    def check_using_directive(self, stmt: A.UsingDirective) -> None:
+        ns = self.scope.lookup(stmt.name)
+        if not isinstance(ns, NamespaceSymbol):
+            self.fail(f"'{stmt.name}' is not a namespace", stmt.loc)
+        for name, sym in ns.scope.names.items():
+            self.scope.names.setdefault(name, sym)
+
+    def check_namespace(self, item: A.NamespaceDef) -> None:
+        name = item.name or "(anonymous namespace)"
+        existing = self.namespace_scope.names.get(name)
+        if not isinstance(existing, NamespaceSymbol):
+            existing = NamespaceSymbol(name, Scope(self.namespace_scope), item.loc, self.namespace_path + (name,))
+            self.namespace_scope.names[name] = existing
+        saved = (self.scope, self.namespace_scope, self.namespace_path)
+        self.scope = self.namespace_scope = existing.scope
+        self.namespace_path = existing.path if item.name else self.namespace_path
+        try:
+            self.check_external_items(item.items)
+        finally:
+            self.scope, self.namespace_scope, self.namespace_path = saved
+        if item.name is None:       # its names are the enclosing scope's
+            for n, sym in existing.scope.names.items():
+                self.scope.names.setdefault(n, sym)
+
+    def check_template_decl(self, item: A.TemplateDecl) -> None:
+        from . import templates as T
+        decl = item.declaration
+        if not item.params:
+            return self.check_specialization(item)
+        if isinstance(decl, A.FunctionDef) or (isinstance(decl, A.Declaration) and decl.declarators):
+            d = decl.declarator if isinstance(decl, A.FunctionDef) else decl.declarators[0].declarator
+            existing = self.namespace_scope.names.get(d.name)
+            if isinstance(existing, T.FunctionTemplate):
+                if isinstance(decl, A.FunctionDef) and not isinstance(existing.definition, A.FunctionDef):
+                    existing.definition, existing.params = decl, item.params
+                return
+            template = T.FunctionTemplate(d.name, item.params, decl, d.loc, self.namespace_path, self.namespace_scope)
+            if isinstance(decl, A.Declaration):     # a prototype: the definition comes later
+                template.definition = A.Declaration(decl.loc, decl.specs, decl.declarators)
+                template.definition.declarator = d
+            self.namespace_scope.names[d.name] = template
+            return
+        if isinstance(decl, A.Declaration):
+            struct = next((s for s in decl.specs.type_specs if isinstance(s, A.StructSpec)), None)
+            if struct is not None and struct.name:
+                if struct.template_args is not None:
+                    self.error("unsupported feature: partial specialization of class templates", item.loc)
+                    return
+                self.namespace_scope.names[struct.name] = T.ClassTemplate(
+                    struct.name, item.params, struct, item.loc, self.namespace_scope)
+                return
+        self.error("unsupported feature: this kind of template", item.loc)
+
+    def check_specialization(self, item: A.TemplateDecl) -> None:
+        """`template <> ...`: an explicit specialization of a function or class template."""
+        from . import templates as T
+        decl = item.declaration
+        if isinstance(decl, A.FunctionDef):
+            d = decl.declarator
+            template = self.scope.lookup(d.name)
+            if not isinstance(template, T.FunctionTemplate):
+                self.fail(f"'{d.name}' is not a function template", d.loc)
+            args = T.explicit_arguments(self, template.params, d.template_args or [], d.loc)
+            if len(args) < len(template.params):
+                arg_types = [self.derive(self.base_type(p.specs), p.declarator)
+                             for p in T._function_deriv(d).params]
+                args = T.deduce(self, template, args, [unqualified(parameter_type(t)) for t in arg_types], d.loc)
+            args = T.complete_arguments(self, template, args, d.loc)
+            template.specializations[T.argument_key(args)] = decl
+            return
+        struct = next((s for s in decl.specs.type_specs if isinstance(s, A.StructSpec)), None) \
+            if isinstance(decl, A.Declaration) else None
+        if struct is not None and struct.template_args is not None:
+            template = self.scope.lookup(struct.name)
+            if not isinstance(template, T.ClassTemplate):
+                self.fail(f"'{struct.name}' is not a class template", struct.loc)
+            args = T.explicit_arguments(self, template.params, struct.template_args, struct.loc)
+            args = T.complete_arguments(self, template, args, struct.loc)
+            template.specializations[T.argument_key(args)] = struct
+            return
+        self.error("unsupported feature: this kind of template specialization", item.loc)
+
+    def check_explicit_instantiation(self, item: A.ExplicitInstantiation) -> None:
+        from . import templates as T
+        decl = item.declaration
+        d = decl.declarators[0].declarator if isinstance(decl, A.Declaration) and decl.declarators else \
+            getattr(decl, "declarator", None)
+        template = self.scope.lookup(d.name) if d is not None and d.name else None
+        if not isinstance(template, T.FunctionTemplate):
+            self.fail("unsupported feature: explicit instantiation of anything but a function template", item.loc)
+        args = T.explicit_arguments(self, template.params, d.template_args or [], d.loc)
+        if len(args) < len(template.params):
+            arg_types = [self.derive(self.base_type(p.specs), p.declarator) for p in T._function_deriv(d).params]
+            args = T.deduce(self, template, args, [unqualified(parameter_type(t)) for t in arg_types], d.loc)
+        args = T.complete_arguments(self, template, args, d.loc)
+        T.instantiate_function(self, template, args, d.loc)
 
     def check_break(self, stmt: A.BreakStmt) -> None:
         if self.loop_depth == 0 and self.switch_depth == 0:
@@ -1235,6 +1629,8 @@ class Analyzer:
         return A.ImplicitCast(expr.loc, expr, t)
 
     def undeclared(self, name: str, loc) -> None:
+        if name in self.poisoned:
+            raise SemaError(name)
         if cuda_function_declared(name):
             self.fail(f"unsupported feature: the CUDA function '{name}'", loc)
         self.fail(f"use of undeclared identifier '{name}'", loc)
@@ -1242,7 +1638,15 @@ class Analyzer:
     def check_ident(self, expr: A.Ident) -> A.Expr:
         sym = self.scope.lookup(expr.name)
         if sym is None:
+            if expr.name == "this" and self.function is not None and self.function.self_mode in ("value", "ctor"):
+                return self.check_expr(A.Unary(expr.loc, "&", A.Ident(expr.loc, "__self")))
             self.undeclared(expr.name, expr.loc)
+        cls = sym.__class__
+        if cls is FieldRef:      # a member's bare name: this->name
+            member = A.Member(expr.loc, A.Ident(expr.loc, "this"), expr.name, True)
+            return self.check_expr(A.Unary(expr.loc, "*", member) if sym.deref else member)
+        if cls is MethodRef:
+            self.fail(f"unsupported feature: the member function '{expr.name}' as a value", expr.loc)
         if isinstance(sym, TypedefSymbol):
             self.fail(f"unexpected type name '{expr.name}': expected expression", expr.loc)
         expr.symbol = sym
@@ -1250,6 +1654,10 @@ class Analyzer:
             if sym.kind == "builtin" and self.function is not None and not self.function.on_device:
                 self.fail(f"'{expr.name}' is only available in device code", expr.loc)
             expr.type = sym.type
+            if sym.const_value is not None and sym.kind == "global":   # `constexpr int N = 8;`: its value
+                return A.IntLit(expr.loc, sym.const_value, str(sym.const_value), unqualified(sym.type))
+            if sym.reference:       # a `T&`: the object it refers to
+                return A.Unary(expr.loc, "*", expr, sym.type.pointee)
         elif isinstance(sym, EnumConstSymbol):
             expr.type = sym.type if sym.type is not CUDA_MEMCPY_KIND and sym.type is not CUDA_ERROR else sym.type
         elif isinstance(sym, FunctionSymbol):
@@ -1258,6 +1666,74 @@ class Analyzer:
         elif isinstance(sym, Overloads):
             expr.type = sym.candidates[0].type
         return expr
+
+    def check_template_id(self, expr: A.TemplateId) -> A.Expr:
+        """`f<int>` not called: the instance's address."""
+        sym = self.template_callee(expr, None, expr.loc)
+        ident = A.Ident(expr.loc, sym.mangled)
+        ident.symbol = sym
+        ident.type = sym.type
+        self.function_designator(sym, expr.loc)
+        return ident
+
+    def template_callee(self, func, args: list | None, loc) -> "FunctionSymbol":
+        """The instance a template-id or a function template's name calls: explicit
+        arguments, then deduction from `args`' types, then defaults."""
+        from . import templates as T
+        template = self.scope.lookup(func.name)
+        if not isinstance(template, T.FunctionTemplate):
+            self.fail(f"'{func.name}' is not a function template", func.loc)
+        written = getattr(func, "args", None) or []
+        explicit = T.explicit_arguments(self, template.params, written, func.loc)
+        if args is not None and len(explicit) < len(template.params):
+            arg_types = [unqualified(decay(a.type)) for a in args]
+            explicit = T.deduce(self, template, explicit, arg_types, loc)
+        explicit = T.complete_arguments(self, template, explicit, loc)
+        return T.instantiate_function(self, template, explicit, loc)
+
+    def template_type(self, spec: A.TemplateTypeRef) -> Type:
+        from . import templates as T
+        template = self.scope.lookup(spec.name)
+        if isinstance(template, TypedefSymbol):     # the injected class name inside its own template
+            return template.type
+        if not isinstance(template, T.ClassTemplate):
+            self.fail(f"'{spec.name}' is not a class template", spec.loc)
+        if spec.args is None:
+            self.fail(f"use of class template '{spec.name}' requires template arguments", spec.loc)
+        args = T.explicit_arguments(self, template.params, spec.args, spec.loc)
+        args = T.complete_arguments(self, template, args, spec.loc)
+        struct = T.instantiate_class(self, template, args, spec.loc)
+        if spec.member is None:
+            return struct
+        found = struct.info.scope.names.get(spec.member) if struct.info is not None else None
+        if not isinstance(found, TypedefSymbol):    # `typename Traits<T>::type`
+            self.fail(f"no type named '{spec.member}' in '{struct}'", spec.loc)
+        return found.type
+
+    def class_member(self, expr: A.ClassMemberRef):
+        """The symbol `Traits<T>::name` names: a static member of the instance."""
+        struct = self.template_type(expr.owner)
+        found = struct.info.scope.names.get(expr.name) if getattr(struct, "info", None) is not None else None
+        if found.__class__ is MethodRef:     # static member functions
+            statics = [m for m in struct.info.methods.get(expr.name, []) if m.self_mode is None]
+            found = statics[0] if len(statics) == 1 else Overloads(expr.name, statics) if statics else None
+        if found is None or found.__class__ in (FieldRef, MethodRef):
+            self.fail(f"no static member named '{expr.name}' in '{struct}'", expr.loc)
+        return found
+
+    def check_class_member(self, expr: A.ClassMemberRef) -> A.Expr:
+        sym = self.class_member(expr)
+        if isinstance(sym, VarSymbol) and sym.const_value is not None:
+            return A.IntLit(expr.loc, sym.const_value, str(sym.const_value), unqualified(sym.type))
+        if isinstance(sym, EnumConstSymbol):
+            return A.IntLit(expr.loc, sym.value, str(sym.value), sym.type)
+        ident = A.Ident(expr.loc, expr.name)
+        ident.symbol = sym
+        ident.type = getattr(sym, "type", None)
+        if isinstance(sym, FunctionSymbol):
+            self.function_designator(sym, expr.loc)
+            return ident
+        self.fail(f"unsupported feature: the static member '{expr.name}' as a value", expr.loc)
 
     def function_designator(self, sym: "FunctionSymbol", loc) -> None:
         """A function named other than as a direct call's callee: in device code its
@@ -1329,6 +1805,11 @@ class Analyzer:
         lhs = self.operand(expr.lhs)
         rhs = self.operand(expr.rhs)
         lt, rt = lhs.type, rhs.type
+        if lt.__class__ is StructType or rt.__class__ is StructType:    # a class's operator
+            from . import classes
+            found = classes.overloaded_operator(self, op, [lhs, rhs], expr.loc)
+            if found is not None:
+                return found
         if op in _LOGICAL_OPS:
             for side in (lhs, rhs):
                 if not is_scalar(side.type):
@@ -1394,6 +1875,17 @@ class Analyzer:
 
     def check_unary(self, expr: A.Unary) -> A.Expr:
         op = expr.op
+        if op == "*" and isinstance(expr.operand, A.Ident) and expr.operand.name == "this" and \
+                self.function is not None and self.function.self_mode in ("value", "ctor"):
+            return self.check_expr(A.Ident(expr.loc, "__self"))
+        if op in ("-", "+", "!", "~"):
+            operand = self.check_expr(expr.operand)
+            expr.operand = operand
+            if isinstance(operand.type, StructType):
+                from . import classes
+                found = classes.overloaded_operator(self, op, [operand], expr.loc)
+                if found is not None:
+                    return found
         if op == "&":
             operand = self.check_expr(expr.operand)
             if isinstance(operand, A.Ident) and isinstance(operand.symbol, FunctionSymbol):
@@ -1482,6 +1974,15 @@ class Analyzer:
     def check_assign(self, expr: A.Assign) -> A.Expr:
         value = self.operand(expr.value)
         target = self.check_expr(expr.target)
+        if target.type.__class__ is StructType and target.type.info is not None and \
+                target.type.info.methods.get("operator" + expr.op):     # `a += b`, `a = b` of a class
+            from . import classes
+            return classes.overloaded_operator(self, expr.op, [target, value], expr.loc)
+        if expr.op != "=" and target.type.__class__ is StructType:
+            from . import classes
+            found = classes.overloaded_operator(self, expr.op, [target, value], expr.loc)
+            if found is not None:
+                return found
         self.check_modifiable(target, expr.op)
         t = unqualified(target.type)
         expr.target = target
@@ -1545,6 +2046,11 @@ class Analyzer:
                 return self.implicit(value, t)
         if isinstance(t, StructType) and isinstance(vt, StructType) and t.name == vt.name:
             return value
+        if vt.__class__ is StructType or t.__class__ is StructType:     # a class's conversion
+            from . import classes
+            converted = classes.user_conversion(self, value, t)
+            if converted is not None:
+                return self.convert_assign(converted, t, context)
         self.fail(f"cannot convert '{vt}' to '{t}' when {context}", value.loc)
 
     def check_conditional(self, expr: A.Conditional) -> A.Expr:
@@ -1579,9 +2085,13 @@ class Analyzer:
         return expr
 
     def resolve_callee(self, func: A.Expr, args: list[A.Expr], loc) -> FunctionSymbol:
+        if isinstance(func, A.TemplateId):
+            return self.template_callee(func, args, loc)
         if not isinstance(func, A.Ident):
             self.fail("only direct calls of named functions are supported", func.loc)
         sym = self.scope.lookup(func.name)
+        if sym.__class__ is FunctionTemplate:
+            return self.template_callee(func, args, loc)
         if sym is None:
             self.undeclared(func.name, func.loc)
         if isinstance(sym, Overloads):
@@ -1603,7 +2113,11 @@ class Analyzer:
         for order, cand in enumerate(overloads.candidates):
             params = cand.type.params
             if len(params) != len(args):
-                continue
+                defaults = getattr(cand, "defaults", ())
+                if not (len(args) < len(params) <= len(defaults) and
+                        all(d is not None for d in defaults[len(args):len(params)])):
+                    continue
+                params = params[:len(args)]     # the rest from default arguments
             ranks = [_conversion_rank(a, unqualified(p), arg) for a, p, arg in zip(arg_types, params, args)]
             if None not in ranks:
                 scored.append((ranks, order, cand))
@@ -1633,9 +2147,55 @@ class Analyzer:
 
     def check_call(self, expr: A.Call) -> A.Expr:
         args = [self.operand(a) for a in expr.args]
+        func = expr.func
+        if func.__class__ is A.Member or func.__class__ is A.Ident or func.__class__ is A.ClassMemberRef:
+            method = self.member_call(expr, args)
+            if method is not None:
+                return method
         if self.is_indirect_callee(expr.func):
             return self.check_indirect_call(expr, args)
         callee = self.resolve_callee(expr.func, args, expr.loc)
+        return self.finish_call(expr, callee, args)
+
+    def member_call(self, expr: A.Call, args: list):
+        """`obj.f(x)`, `p->f(x)`, `f(x)` inside a member function, `functor(x)`: a member
+        function's call, or None if the call is not one."""
+        from . import classes
+        func = expr.func
+        if func.__class__ is A.ClassMemberRef:    # `Limits<float>::lowest()`
+            sym = self.class_member(func)
+            if isinstance(sym, Overloads):
+                sym = self.pick_overload(sym, args, expr.loc)
+            if not isinstance(sym, FunctionSymbol):
+                self.fail(f"'{func.name}' is not a static member function", func.loc)
+            return self.finish_call(expr, sym, args)
+        if func.__class__ is A.Member:
+            if func.arrow and isinstance(func.base, A.Ident) and func.base.name == "this" and \
+                    self.function is not None and self.function.self_mode in ("value", "ctor"):
+                func.base, func.arrow = A.Ident(func.base.loc, "__self"), False
+            base = self.check_expr(func.base)
+            obj, struct = classes.object_of(self, base, func.arrow)
+            if not isinstance(struct, StructType) or struct.info is None or (
+                    func.name not in struct.info.methods and func.name not in struct.info.templates):
+                if isinstance(struct, StructType) and struct.field(func.name) is not None:
+                    return None     # a field holding a function pointer
+                self.fail(f"no member function named '{func.name}' in '{struct}'", func.loc)
+            return classes.method_call(self, expr, obj, unqualified(struct), func.name, args)
+        sym = self.scope.lookup(func.name)
+        if sym.__class__ is MethodRef:
+            expr.func = A.Member(func.loc, A.Ident(func.loc, "this"), func.name, True)
+            return self.member_call(expr, args)
+        if sym.__class__ is FieldRef or \
+                (isinstance(sym, VarSymbol) and isinstance(unqualified(sym.type), StructType)):   # a functor
+            obj = self.check_expr(func)
+            if not isinstance(unqualified(obj.type), StructType):
+                return None
+            return classes.method_call(self, expr, obj, unqualified(obj.type), "operator()", args)
+        return None
+
+    def finish_call(self, expr: A.Call, callee: "FunctionSymbol", args: list) -> A.Expr:
+        if expr.func.__class__ is not A.Ident or expr.func.symbol is not None:   # (a functor: the object stays an argument)
+            expr.func = A.Ident(expr.func.loc, callee.name)
         expr.func.symbol = callee
         expr.func.type = callee.type
         if callee.is_kernel:
@@ -1649,6 +2209,8 @@ class Analyzer:
 
     def is_indirect_callee(self, func: A.Expr) -> bool:
         """A call through a pointer: the callee is not a function's (or overload set's) name."""
+        if isinstance(func, A.TemplateId):
+            return False
         if not isinstance(func, A.Ident):
             return True
         sym = self.scope.lookup(func.name)
@@ -1685,12 +2247,19 @@ class Analyzer:
 
     def convert_args(self, callee: FunctionSymbol, args: list[A.Expr], loc) -> list[A.Expr]:
         params = callee.type.params
+        missing = callee.defaults[len(args):len(params)]
+        if missing and all(d is not None for d in missing):     # C++ default arguments
+            import copy
+            args = list(args) + [self.operand(copy.deepcopy(d)) for d in missing]
         if len(args) < len(params) or (len(args) > len(params) and not callee.type.variadic):
             few = "few" if len(args) < len(params) else "many"
             self.fail(f"too {few} arguments to function call, expected {len(params)}, have {len(args)}", loc)
         out = []
+        refs = callee.ref_params
         for k, arg in enumerate(args):
-            if k < len(params):
+            if k in refs:
+                out.append(self.bind_reference(arg, params[k]))
+            elif k < len(params):
                 out.append(self.convert_assign(arg, params[k], "passing argument"))
             else:  # default argument promotions for `...` (of the unqualified type)
                 t = unqualified(arg.type)
@@ -1701,6 +2270,15 @@ class Analyzer:
                 else:
                     out.append(arg)
         return out
+
+    def bind_reference(self, arg: A.Expr, param: PointerType) -> A.Expr:
+        """A `T&` parameter takes its argument's address."""
+        if not self.is_lvalue(arg):
+            self.fail("a non-const reference cannot bind to a temporary", arg.loc)
+        if unqualified(arg.type) != unqualified(param.pointee) or (arg.type.const and not param.pointee.const):
+            self.fail(f"cannot bind a reference of type '{param.pointee} &' to a value of type '{arg.type}'",
+                      arg.loc)
+        return self.check_expr(A.Unary(arg.loc, "&", arg))    # (its variable's address is taken)
 
     def check_launch(self, expr: A.Launch) -> A.Expr:
         args = [self.operand(a) for a in expr.args]
@@ -1736,6 +2314,11 @@ class Analyzer:
     def check_index(self, expr: A.Index) -> A.Expr:
         base = self.operand(expr.base)
         index = self.operand(expr.index)
+        if base.type.__class__ is StructType:       # `v[i]` of a class: its operator[]
+            from . import classes
+            found = classes.overloaded_operator(self, "[]", [base, index], expr.loc)
+            if found is not None:
+                return found
         if is_integer(base.type) and is_pointer(index.type):
             base, index = index, base
         if not is_pointer(base.type):
@@ -1751,6 +2334,9 @@ class Analyzer:
         return expr
 
     def check_member(self, expr: A.Member) -> A.Expr:
+        if expr.arrow and isinstance(expr.base, A.Ident) and expr.base.name == "this" and \
+                self.function is not None and self.function.self_mode in ("value", "ctor"):
+            expr.base, expr.arrow = A.Ident(expr.base.loc, "__self"), False     # the object itself
         base = self.check_expr(expr.base)
         t = base.type
         if expr.arrow:
@@ -1770,9 +2356,18 @@ class Analyzer:
         expr.type = ftype
         return expr
 
+    def class_operand(self, operand: A.Expr, t: Type) -> A.Expr:
+        """`(float)h`, `static_cast<float>(h)`, `float(h)` of a class with `operator float()`."""
+        if operand.type.__class__ is StructType and not isinstance(t, StructType):
+            from . import classes
+            converted = classes.user_conversion(self, operand, t)
+            if converted is not None:
+                return converted
+        return operand
+
     def check_cast(self, expr: A.Cast) -> A.Expr:
         t = self.resolve_type_name(expr.type_name)
-        operand = self.operand(expr.operand)
+        operand = self.class_operand(self.operand(expr.operand), t)
         self.check_explicit_conversion(operand, t, expr.loc)
         expr.operand = operand
         expr.type = unqualified(t) if not isinstance(t, PointerType) else PointerType(t.pointee)
@@ -1781,6 +2376,8 @@ class Analyzer:
     def check_cxx_cast(self, expr: A.CxxCast) -> A.Expr:
         t = self.resolve_type_name(expr.type_name)
         operand = self.operand(expr.operand)
+        if expr.kind == "static_cast":
+            operand = self.class_operand(operand, t)
         vt = operand.type
         if expr.kind == "reinterpret_cast":
             ok = (is_pointer(t) or is_integer(t)) and (is_pointer(vt) or is_integer(vt)) and \
@@ -1835,6 +2432,14 @@ class Analyzer:
     def check_construct(self, expr: A.Construct, known_type: Type | None = None) -> A.Expr:
         t = known_type or self.resolve_type_name(expr.type_name)
         args = [self.operand(a) for a in expr.args]
+        if isinstance(t, StructType) and (t.info is not None or (len(args) == 1 and
+                                                                  unqualified(args[0].type) == unqualified(t))):
+            from . import classes
+            return classes.construct(self, expr, unqualified(t), args)
+        if isinstance(t, StructType) and t.complete and not t.vector and t.name not in ("dim3", "uint3") and \
+                t.kind == "struct" and (args or expr.braced):
+            from . import classes     # `Vec{a, b}`: an aggregate's fields
+            return classes.aggregate_construct(self, expr, unqualified(t), args)
         if isinstance(t, StructType) and t.name in ("dim3", "uint3"):
             if len(args) > 3:
                 self.fail(f"dim3 takes at most 3 values, {len(args)} given", expr.loc)
@@ -1842,6 +2447,7 @@ class Analyzer:
         elif is_scalar(t):
             if len(args) > 1:
                 self.fail(f"functional cast to '{t}' takes one value", expr.loc)
+            args = [self.class_operand(a, t) for a in args]
             if args:
                 self.check_explicit_conversion(args[0], t, expr.loc)
             expr.args = args
@@ -1859,6 +2465,14 @@ class Analyzer:
         return value
 
 
+# File-level items other than functions and declarations.
+_EXTERNAL_CHECKS = {
+    A.TemplateDecl: Analyzer.check_template_decl, A.ExplicitInstantiation: Analyzer.check_explicit_instantiation,
+    A.NamespaceDef: Analyzer.check_namespace, A.UsingDirective: Analyzer.check_using_directive,
+    A.UsingAlias: Analyzer.check_using_alias, A.StaticAssert: Analyzer.check_static_assert,
+    A.UsingDeclaration: Analyzer.check_using_declaration,
+}
+
 # Node class -> the Analyzer method that checks it.
 _EXPR_CHECKS = {
     A.Ident: Analyzer.check_ident, A.IntLit: Analyzer.check_int_lit, A.FloatLit: Analyzer.check_float_lit,
@@ -1870,6 +2484,9 @@ _EXPR_CHECKS = {
     A.Cast: Analyzer.check_cast, A.SizeofExpr: Analyzer.check_sizeof_expr,
     A.SizeofType: Analyzer.check_sizeof_type, A.Construct: Analyzer.check_construct,
     A.ImplicitCast: lambda self, expr: expr, A.CxxCast: Analyzer.check_cxx_cast,
+    A.TemplateId: Analyzer.check_template_id,
+    A.ClassMemberRef: Analyzer.check_class_member,
+    A.Lambda: lambda self, expr: __import__("ptxc.frontend.classes", fromlist=["x"]).lambda_closure(self, expr),
 }
 _STMT_CHECKS = {
     A.CompoundStmt: Analyzer.check_compound, A.ExprStmt: Analyzer.check_expr_stmt, A.IfStmt: Analyzer.check_if,
@@ -1878,6 +2495,8 @@ _STMT_CHECKS = {
     A.ContinueStmt: Analyzer.check_continue, A.SwitchStmt: Analyzer.check_switch,
     A.CaseStmt: Analyzer.check_case, A.DefaultStmt: Analyzer.check_default,
     A.Declaration: Analyzer.check_local_declaration, A.AsmStmt: Analyzer.check_asm,
+    A.StaticAssert: Analyzer.check_static_assert, A.UsingAlias: Analyzer.check_using_alias,
+    A.RangeForStmt: Analyzer.check_range_for, A.UsingDeclaration: Analyzer.check_using_declaration,
 }
 
 
@@ -1886,7 +2505,9 @@ def constant_value(expr: A.Expr):
     cls = expr.__class__
     if cls is A.Ident:   # the common cases first, by exact class (hot)
         symbol = expr.symbol
-        return symbol.value if isinstance(symbol, EnumConstSymbol) else None
+        return symbol.value if isinstance(symbol, EnumConstSymbol) else getattr(symbol, "const_value", None)
+    if cls is A.Call:
+        return _constexpr_call(expr)
     if cls in _NEVER_CONSTANT:
         return None
     if isinstance(expr, (A.IntLit, A.CharLit)):
@@ -1936,8 +2557,34 @@ def constant_value(expr: A.Expr):
     return None
 
 
+_CONSTEXPR_DEPTH = [0]
+
+
+def _constexpr_call(expr: A.Call):
+    """A call of a `constexpr` function whose body is one `return e;`, with constant
+    arguments: e's value, its parameters bound to them (recursion up to a depth)."""
+    callee = expr.callee
+    fdef = getattr(callee, "definition", None)
+    if fdef is None or not fdef.specs.constexpr or len(fdef.body.items) != 1 or \
+            fdef.body.items[0].__class__ is not A.ReturnStmt or fdef.body.items[0].value is None:
+        return None
+    values = [constant_value(a) for a in expr.args]
+    if any(v is None for v in values) or len(values) != len(fdef.param_symbols) or _CONSTEXPR_DEPTH[0] > 64:
+        return None
+    saved = [p.const_value for p in fdef.param_symbols]
+    _CONSTEXPR_DEPTH[0] += 1
+    try:
+        for psym, value in zip(fdef.param_symbols, values):
+            psym.const_value = value
+        return constant_value(fdef.body.items[0].value)
+    finally:
+        _CONSTEXPR_DEPTH[0] -= 1
+        for psym, value in zip(fdef.param_symbols, saved):
+            psym.const_value = value
+
+
 # Expressions constant_value never folds (it would test each against every kind above).
-_NEVER_CONSTANT = frozenset({A.StringLit, A.PreIncDec, A.PostIncDec, A.Assign, A.Comma, A.Call, A.Launch,
+_NEVER_CONSTANT = frozenset({A.StringLit, A.PreIncDec, A.PostIncDec, A.Assign, A.Comma, A.Launch,
                              A.Index, A.Member, A.Construct, A.CxxCast})
 
 
@@ -2000,6 +2647,10 @@ def analyze(unit: A.TranslationUnit, filename: str, source: str | None = None) -
     """Type-check the whole unit; raise CompileError with every diagnostic found."""
     analyzer = Analyzer(filename)
     analyzer.run(unit)
+    unit.functions = analyzer.functions
     if analyzer.diagnostics:
         raise CompileError(analyzer.diagnostics, source)
     return analyzer
+
+
+from .templates import FunctionTemplate  # noqa: E402  (templates.py imports this module)

@@ -80,6 +80,9 @@ class Interpreter:
         for item in unit.items:
             if isinstance(item, A.FunctionDef) and item.symbol is not None and item.symbol.on_host:
                 self.functions[item.declarator.name] = item
+        for sym in getattr(unit, "functions", ()):     # C++: instances, members, namespaces, overloads
+            if sym.definition is not None and sym.on_host and isinstance(sym.definition, A.FunctionDef):
+                self.functions[sym.mangled] = sym.definition
         self._init_globals()
 
     # ---- entry -----------------------------------------------------------------------------
@@ -759,6 +762,8 @@ class FunctionCompiler:
         args = [self.symbol_arg(a) if k < len(params) and isinstance(params[k], S.AnySymbolType) else self.expr(a)
                 for k, a in enumerate(node.args)]
         name = callee.name if callee is not None else getattr(node.func, "name", "?")
+        if callee is not None and callee.builtin is None and callee.mangled in self.it.functions:
+            name = callee.mangled
         if callee is not None and callee.builtin is None and name in self.it.functions:
             it = self.it
             return lambda f: it.call(name, [a(f) for a in args], node.loc)

@@ -7,7 +7,13 @@ sm_89 ALU forms take one non-register source, usually in the second slot (or the
 third of a three-source op).  A 64-bit source folds when both of its halves are
 constants: two consecutive words of a bank (`IMAD.WIDE ..., c[0x0][0x160]`), a
 double whose low word is zero (`DMUL R2, R4, 1000`), or zero (RZ).  A negated or
-absolute source folds with its flag (a negated integer immediate is negated).
+absolute source folds with its flag (a negated integer immediate is negated); a MOV
+of a negated or absolute bank value is no constant (its reader's flags would replace
+the MOV's: the lost minus of issue 16's division by a parameter).  A fold keeps the
+instruction's operation (vregs.keeps_operation: the word's opcode bits 0-8): under one
+mnemonic the table has forms of two operations (sm_89's I2F 0x106 and its 64-bit
+converter 0x112), and the encoder's first fitting form for `I2F.U32.RP R, c[..]` was
+the 64-bit one, a word nvdisasm rejects; the I2F then reads a register.
 When two sources want the one slot, the constant bank wins and the immediate is
 left for legalize_operands to move into a register, as ptxas does (vadd's
 `MOV R7, 0x4` serves all three IMAD.WIDE).  Commutative operations swap a
@@ -23,7 +29,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..sass.ir import CBank, Imm, Instr, Reg, RZ
-from .vregs import encodable, read_units_among, write_counts
+from .vregs import keeps_operation, read_units_among, write_counts
 
 COMMUTATIVE = {"IADD3": (0, 1), "IMAD": (0, 1), "FADD": (0, 1), "FMUL": (0, 1), "FFMA": (0, 1),
                "DADD": (0, 1), "DMUL": (0, 1), "DFMA": (0, 1), "IMNMX": (0, 1), "VIMNMX": (0, 1), "FMNMX": (0, 1)}
@@ -57,6 +63,8 @@ def constant_units(func) -> dict:
         dst, src = instr.dsts[0], instr.srcs[0]
         if writes.get(dst.key(), 0) != 1:
             continue
+        if isinstance(src, CBank) and (src.neg or src.abs):
+            continue    # not the bank's value: a reader's own -/|..| would replace these flags
         if isinstance(src, (CBank, Imm)) and getattr(src, "index", None) is None:
             constants[dst.key()] = src if not isinstance(src, Imm) else Imm(src.bits, "int")
         elif isinstance(src, Reg) and src.is_zero and src.file == "R":
@@ -128,16 +136,17 @@ def fold_instr(instr: Instr, constants: dict, arch: str = "sm_89") -> None:
         if not (isinstance(instr.srcs[slot], Reg) and instr.srcs[slot].virtual):
             continue   # folded already (an earlier, better candidate of the same slot)
         trial = _with(instr, slot, value)
-        if _acceptable(trial, value, arch):
+        if _acceptable(instr, trial, value, arch):
             _adopt(instr, trial)
             continue
         swapped = _swapped(trial)
-        if swapped is not None and _acceptable(swapped, value, arch):
+        if swapped is not None and _acceptable(instr, swapped, value, arch):
             _adopt(instr, swapped)
 
 
-def _acceptable(trial: Instr, value, arch: str) -> bool:
-    if encodable(trial, arch):
+def _acceptable(instr: Instr, trial: Instr, value, arch: str) -> bool:
+    """Whether `trial` (`instr` with `value` folded in) encodes as the operation `instr` is."""
+    if keeps_operation(instr, trial, arch):
         return True
     # The bank wins the slot: an immediate elsewhere may move into a register.
     if isinstance(value, CBank):
@@ -146,7 +155,7 @@ def _acceptable(trial: Instr, value, arch: str) -> bool:
             probe = Instr(trial.op, trial.mods, trial.dsts,
                           [Reg("R", 0, virtual=True) if k in others else op for k, op in enumerate(trial.srcs)],
                           trial.pred)
-            return encodable(probe, arch)
+            return keeps_operation(instr, probe, arch)
     return False
 
 

@@ -10,7 +10,8 @@ triangle arm of up to 8 instructions, diamond arms of up to 5 each (8 in all).
 An arm qualifies when it is one block (jump-only blocks on the way are skipped),
 only its branch enters it, it ends by reaching the join, none of its instructions
 is guarded already, branches, synchronizes the warp or the block, or writes the
-branch's predicate.  Nested arms convert from the inside out.  Blocks that end up
+branch's predicate; one block is never both arms.  A branch to where control
+falls anyway (`@P BRA L ; L:`, its arm emptied) is deleted.  Nested arms convert from the inside out.  Blocks that end up
 entered only by falling through are merged into their predecessor.
 
 Expects: virtual registers; blocks in layout order that end at their first branch.
@@ -22,6 +23,7 @@ from dataclasses import replace
 
 from ..sass.ir import Instr, Reg, Target
 from .assign_regs import BRANCHES, STOPS, _has_condition, is_guarded
+from .simplify_cfg import is_branch_to_next
 
 TRIANGLE_LIMIT = 8
 DIAMOND_ARM_LIMIT = 5
@@ -100,6 +102,9 @@ def _convert_one(func, facts: _BlockFacts) -> bool:
         f = a + 1
         if t is None or f >= len(func.blocks):
             continue
+        if is_branch_to_next(func, a, branch):    # `@P BRA L ; L:` (an arm emptied here or before)
+            block.instrs = block.instrs[:-1]
+            return True
         cond = branch.pred
         taken, fall = _arm(func, succs, preds, t, a, first_index), _arm(func, succs, preds, f, a, first_index)
         plan = _plan(taken, fall, t, f)
@@ -129,6 +134,8 @@ def _plan(taken, fall, t: int, f: int):
     """(arms as (block, runs when the branch is taken), join, blocks emptied) or None."""
     t_block, t_join, t_dead = taken
     f_block, f_join, f_dead = fall
+    if t == f or (t_block is not None and t_block == f_block):
+        return None     # one block on both paths is no arm: it runs either way
     # Triangle: the fall-through arm rejoins at the branch target.
     if f_block is not None and f_join == t:
         return [(f_block, False)], t, f_dead

@@ -9,7 +9,9 @@ serializes them the same way).
 
 For each conditional branch (not `bra.uni`) the join is the branch block's
 immediate post-dominator; a branch whose paths only end in EXIT needs no join.  The
-region is what the branch reaches before the join.  The BSSY goes before the
+region is what the branch reaches before the join; where other code enters the join
+too, the region's edges go to a block of its own before it, which holds the BSYNC.
+The BSSY goes before the
 branch, unless the region holds the header of a loop around the branch (a loop's
 exit test): then it goes in a preheader before the loop, created if the block
 entering the loop has other successors, so that it runs once per entry into the
@@ -37,6 +39,7 @@ def insert_bssy(func) -> None:
     if not regions:
         return
     regions = _with_preheaders(func, regions)
+    regions = [(entry, _private_join(func, entry, join, k)) for k, (entry, join) in enumerate(regions)]
     succs = successors(func)
     index = {b.label: k for k, b in enumerate(func.blocks)}
     spans = [_span(succs, index[entry], index[join]) | {index[entry], index[join]} for entry, join in regions]
@@ -238,6 +241,32 @@ def _preheader(func, header: str) -> str:
     if before >= 0 and before not in outside and _falls_into(func, before, succs, h):
         func.blocks[before].instrs.append(Instr("BRA", (), [], [Target(header)], comment="back edge"))
     func.blocks.insert(h, Block(label))
+    return label
+
+
+def _private_join(func, entry: str, join: str, serial: int) -> str:
+    """The join if only the region's blocks enter it; else a new block right before it,
+    which the region's edges into the join take instead: the BSYNC goes there, so a
+    thread that comes to the join from outside (a loop's `continue` to the code after
+    an inner loop) does not wait at a barrier whose BSSY it never ran."""
+    succs = successors(func)
+    index = {b.label: k for k, b in enumerate(func.blocks)}
+    e, j = index[entry], index[join]
+    region = _span(succs, e, j)
+    outside = [p for p in range(len(func.blocks)) if j in succs[p] and p not in region]
+    if not outside:
+        return join
+    label = f"{join}$join{serial}"
+    for p in region:
+        if j in succs[p]:
+            for instr in func.blocks[p].instrs:
+                if instr.op == "BRA":
+                    instr.srcs = [Target(label) if isinstance(op, Target) and op.label == join else op
+                                  for op in instr.srcs]
+    before = j - 1
+    if before >= 0 and before not in region and _falls_into(func, before, succs, j):
+        func.blocks[before].instrs.append(Instr("BRA", (), [], [Target(join)], comment="past the join"))
+    func.blocks.insert(j, Block(label))
     return label
 
 

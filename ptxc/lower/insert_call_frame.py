@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from ..sass.ir import Imm, Instr, Mem, Reg, RZ
 from .insert_prologue import MEMORY_OPS, global_descriptor
-from .kernel_info import info_of
+from .kernel_info import frame_bytes, info_of
 from .lower_calls import INCOMING, RETURN_ADDRESS
 
 STACK_POINTER = Reg("R", 1)
@@ -30,7 +30,7 @@ def insert_call_frame(func) -> None:
         return
     info = info_of(func)
     ra = (info.frame_size + 7) // 8 * 8
-    frame = info.frame_size = ra + 8
+    frame = info.frame_size = frame_bytes(info, ra + 8)
     _place_incoming(func, frame)
     entry = func.blocks[0]
     entry.instrs = [i for i in entry.instrs if i.comment != "stack frame (ABI)"]

@@ -251,6 +251,38 @@ def callees(func: ptx.Function, functions: dict[str, ptx.Function]) -> list[str]
     return out
 
 
+def needs_aligned_stack(func: ptx.Function, functions: dict[str, ptx.Function]) -> bool:
+    """Whether `func`, or a function it may call (directly or not), keeps 16-byte-
+    aligned data in its frame: a `.local .align 16` variable, or 128-bit register
+    values (`.v4` of 32 bits, `.v2` of 64), which save_across_calls and spill_regs may
+    park in 16-byte slots.  Such a function's frame, and every caller's on the way to
+    it, is a multiple of 16 (kernel_info.frame_bytes), so its R1 is 16-byte aligned."""
+    seen, work = set(), [func]
+    while work:
+        f = work.pop()
+        if _holds_aligned_data(f):
+            return True
+        for name in callees(f, functions):
+            if name not in seen and name in functions:
+                seen.add(name)
+                work.append(functions[name])
+    return False
+
+
+_WIDE_VECTOR_TYPES = {"v4": {"b32", "u32", "s32", "f32"}, "v2": {"b64", "u64", "s64", "f64"}}
+
+
+def _holds_aligned_data(func: ptx.Function) -> bool:
+    if any(v.state == ".local" and (v.align or 0) >= 16 for v in func.vars):
+        return True
+    for instr in func.instrs():
+        parts = instr.opcode.split(".")
+        if "b128" in parts or any(vec in parts and types.intersection(parts)
+                                  for vec, types in _WIDE_VECTOR_TYPES.items()):
+            return True
+    return False
+
+
 def call_targets(func: ptx.Function, instr: ptx.Instr, functions: dict[str, ptx.Function]) -> list[str]:
     site = ptx.call_site(instr)
     if isinstance(site.callee, ptx.Symbol):

@@ -4,7 +4,8 @@ The first passes (marked ptx) rewrite the PTX function: inline_calls copies the
 module's `.func` bodies into the kernel; select_instrs turns PTX into SASS IR and
 the rest rewrite that.  `--print-after=NAME`, `--print-after-all` and
 `--disable-pass=NAME` name the passes of PASSES.  Passes marked required keep the code legal and cannot be
-disabled (the IR they leave behind is not encodable otherwise).  A PTX pass is
+disabled (the IR they leave behind is not encodable otherwise, or, where `why` says so, computes
+other results); every other pass leaves correct code when disabled (tests/test_optional_passes.py).  A PTX pass is
 printed as PTX, a SASS pass through Options.printer.
 """
 from __future__ import annotations
@@ -56,6 +57,7 @@ class Pass:
     required: bool = False
     ptx: bool = False          # runs on the PTX function, before select_instrs
     kernel_only: bool = False  # not run on a subroutine (a .func lowered for link_calls)
+    why: str = ""              # a required pass that would be optional for encodability: why it is not
 
 
 PASSES = [
@@ -87,7 +89,9 @@ PASSES = [
     Pass("insert_call_frame", insert_call_frame, required=True),   # a subroutine's frame and epilogue
     Pass("assign_regs", assign_regs, required=True),
     Pass("remove_self_moves", remove_self_moves),
-    Pass("insert_bssy", insert_bssy, kernel_only=True),   # subroutines do not reconverge: docs/passes.md
+    Pass("insert_bssy", insert_bssy, required=True, kernel_only=True,   # subroutines do not reconverge: docs/passes.md
+         why="without BSSY/BSYNC a warp that diverged is not whole again at a shuffle, vote or barrier "
+             "after the divergent code, and their results change"),
     Pass("pad_text", pad_text, required=True, kernel_only=True),
     Pass("set_control_codes", set_control_codes, required=True),
     Pass("link_calls", link_calls, required=True, kernel_only=True),   # callees after the kernel's code
@@ -111,8 +115,10 @@ def check_pass_names(names, option: str) -> None:
     for name in names:
         if name not in PASS_NAMES:
             raise CompileError(Diagnostic(f"{option}: unknown pass '{name}' (passes: {', '.join(PASS_NAMES)})"))
-        if option == "--disable-pass" and next(p for p in PASSES if p.name == name).required:
-            raise CompileError(Diagnostic(f"--disable-pass: pass '{name}' is required and cannot be disabled"))
+        p = next(p for p in PASSES if p.name == name)
+        if option == "--disable-pass" and p.required:
+            reason = f" ({p.why})" if p.why else ""
+            raise CompileError(Diagnostic(f"--disable-pass: pass '{name}' is required and cannot be disabled{reason}"))
 
 
 def lower_function(ptx_func: ptx.Function, options: Options, subroutine: bool = False):

@@ -11,7 +11,8 @@ For each source of a double operation (DADD, DMUL, DFMA, DSETP) that is a virtua
 pair whose halves are both constants (constant_units), the pass offers
 `c[0x2][offset]` (negated or absolute as the source was) and keeps it where the
 table encodes the instruction with it, in that slot or, for a commutative operation,
-after swapping the first two sources.  Each distinct 64-bit value gets one 8-byte
+after swapping the first two sources (then the instruction's sources are looked
+at again: the swap moved them).  Each distinct 64-bit value gets one 8-byte
 slot of `func.constant_pool`, in order of first use.  MOVs nothing reads any more
 are deleted.  sm_90's ptxas reads no bank 2 there (its ALU forms read constant
 banks only through LDC), so the pass does nothing for sm_90.
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 from ..sass.ir import CBank, Imm, Instr, Reg
 from .fold_constants import _swapped, constant_units, remove_dead_moves
-from .vregs import encodable
+from .vregs import keeps_operation
 
 BANK = 2
 DOUBLE_OPS = {"DADD", "DMUL", "DFMA", "DSETP"}
@@ -46,17 +47,10 @@ def pool_double_constants(func) -> None:
         for n, instr in enumerate(block.instrs):
             if instr.op not in DOUBLE_OPS:
                 continue
-            for slot, src in enumerate(instr.srcs):
-                value = _double(src, constants)
-                if value is None:
-                    continue
-                offset = 8 * slots.get(value, len(pool))
-                operand = CBank(BANK, offset, neg=src.neg, abs=src.abs)
-                trial = _with(instr, slot, operand)
-                if not encodable(trial, func.arch):
-                    trial = _swapped(trial)
-                    if trial is None or not encodable(trial, func.arch):
-                        continue
+            while True:     # again after each placement: a swap moves the other sources
+                trial, value = _place_one(instr, constants, slots, len(pool), func.arch)
+                if trial is None:
+                    break
                 if value not in slots:
                     slots[value] = len(pool)
                     pool.append(value)
@@ -64,6 +58,23 @@ def pool_double_constants(func) -> None:
                 placed = True
     if placed:
         remove_dead_moves(func, set(constants))
+
+
+def _place_one(instr: Instr, constants: dict, slots: dict, free: int, arch: str):
+    """(instr with one more constant source read from the pool, its value), or
+    (None, None) when no constant source of `instr` can be; `free`: the next slot."""
+    for slot, src in enumerate(instr.srcs):
+        value = _double(src, constants)
+        if value is None:
+            continue
+        operand = CBank(BANK, 8 * slots.get(value, free), neg=src.neg, abs=src.abs)
+        trial = _with(instr, slot, operand)
+        if not keeps_operation(instr, trial, arch):
+            trial = _swapped(trial)
+            if trial is None or not keeps_operation(instr, trial, arch):
+                continue
+        return trial, value
+    return None, None
 
 
 def pool_of(func) -> list[int]:

@@ -3,7 +3,9 @@
 An instruction that only writes registers (arithmetic, moves, compares, special
 register reads, non-volatile loads) and whose every written register is unread is
 deleted; repeated until nothing changes.  Stores, atomics, barriers, branches,
-warp-synchronous operations and volatile loads stay.
+warp-synchronous operations and volatile loads stay, except a branch (guarded or
+not) to where control falls anyway: deleting the code of an if-region leaves
+`@P BRA L ; L:`, whose branch and then whose condition are dead as well.
 
 Expects: virtual registers (physical ones, R1 and the descriptor, are never removed).
 Guarantees: same observable behaviour; fewer instructions.
@@ -11,6 +13,7 @@ Guarantees: same observable behaviour; fewer instructions.
 from __future__ import annotations
 
 from ..sass.ir import Reg
+from .simplify_cfg import is_branch_to_next
 from .vregs import instr_read_units, units
 
 # Operations with effects beyond their destination registers.
@@ -39,19 +42,28 @@ def remove_dead_code(func) -> None:
             for u in written:
                 writers.setdefault(u, []).append((instr, written))
     removed: set = set()
-    work = list(reversed(candidates))
-    while work:
-        instr, written = work.pop()
-        if id(instr) in removed or any(count.get(u, 0) for u in written):
-            continue
+
+    def remove(instr) -> None:
         removed.add(id(instr))
         for u in reads[id(instr)]:
             count[u] -= 1
             if not count[u]:
                 work.extend(writers.get(u, ()))
-    if removed:
-        for block in func.blocks:
-            block.instrs = [i for i in block.instrs if id(i) not in removed]
+
+    work = list(reversed(candidates))
+    while work:
+        while work:
+            instr, written = work.pop()
+            if id(instr) in removed or any(count.get(u, 0) for u in written):
+                continue
+            remove(instr)
+        if removed:
+            for block in func.blocks:
+                block.instrs = [i for i in block.instrs if id(i) not in removed]
+        for index in reversed(range(len(func.blocks))):     # an emptied block may make the one before a no-op
+            block = func.blocks[index]
+            if block.instrs and is_branch_to_next(func, index, block.instrs[-1]):
+                remove(block.instrs.pop())
 
 
 def _removable_writes(instr) -> list:

@@ -84,7 +84,7 @@ def save_across_calls(func) -> None:
             func.blocks[b + 1].instrs[0:0] = loads
     if slots:
         align = max(8, 4 * max((v.width for v in all_values), default=1))   # the frame keeps each slot aligned
-        info.frame_size = (info.frame_size + align - 1) // align * align
+        info.frame_align = max(info.frame_align, align)
         _set_frame(func, info.frame_size)
 
 

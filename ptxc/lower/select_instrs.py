@@ -37,7 +37,7 @@ from typing import Callable
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from ..ptx import ir as ptx
 from ..sass.ir import Block, CBank, Function, Imm, Instr, Mem, Reg, SpecialReg, Target, RZ, PT
-from .kernel_info import KernelInfo
+from .kernel_info import ALIGNED_STACK, KernelInfo, frame_bytes
 
 # Constant bank 0 as the driver fills it on sm_89 (measured from nvcc's SASS).
 CBANK0_SREGS = {
@@ -246,13 +246,18 @@ class Selector:
         for name, slot in self.module_vars.address_slots.items():
             self.symbols[name] = ("global", slot)
         frame = self._layout_call_buffers()
+        from .lower_calls import needs_aligned_stack
+        functions = getattr(self.ptx_func, "module_functions", None) or {}
+        if functions and needs_aligned_stack(self.ptx_func, functions):
+            info.frame_align = max(info.frame_align, ALIGNED_STACK)
         for var in self.ptx_func.vars:
             if var.state == ".local":
                 align = var.align or _type_size(var.type)
                 frame = (frame + align - 1) // align * align
                 self.symbols[var.name] = ("local", frame)
                 frame += var.size
-        info.frame_size = (frame + 7) // 8 * 8
+                info.frame_align = max(info.frame_align, align)
+        info.frame_size = frame_bytes(info, frame)
         for var in self.module_vars.other:
             self.symbols.setdefault(var.name, (var.state.lstrip("."), None))
 

@@ -26,6 +26,9 @@ Guarantees, for every instruction:
 - yield bits and reuse flags follow ptxas's rules; padding gets ptxas's codes;
 - a CALL or RET waits on every scoreboard still pending there: the code on the
   other side (a subroutine, a caller) is scheduled apart and expects nothing in flight.
+Scoreboard states propagate over the CFG to their fixed point, however many rounds
+that takes (a kernel of sixteen 64-bit divisions needs 14; a cap of 4 lost a STG's
+read-scoreboard wait).
 A dependency that would need a single stall above 15 cycles is clamped to 15
 (no latency in the sm_89 table comes near that).
 """
@@ -246,14 +249,18 @@ def assign_scoreboards(sched: Schedule) -> None:
     needs each, propagated over the CFG until nothing changes.  A round reads the
     entry states of branch targets; when it changed none after reading it (only
     targets it had not reached yet), another round would compute the same again, and
-    the loop stops."""
+    the loop stops.  Only then: each backward branch may take a round to carry a
+    pending scoreboard one step further (64-bit divisions' slow paths, one per
+    division, are entered and left by branches), and a cap on the rounds left the
+    overwrite at its end without its wait (a STG's read scoreboard, 17 divisions
+    later).  States only grow (merge is a union; waits are or-ed), so this ends."""
     slots = sched.slots
     wbar: dict[int, int] = {}
     rbar: dict[int, int] = {}
     waiter = find_waiters(sched)
     entry: dict[int, dict[int, Pending]] = {}
     waits = {k: 0 for k in sched.real}
-    for _ in range(4):
+    while True:
         changed = stale = False
         read: set = set()           # targets whose entry state this round merged in
         state: dict[int, Pending] = {}

@@ -2,7 +2,9 @@
 
 - A branch to a block that holds only an unconditional `BRA L` goes to L directly
   (the fast path of a division skips its inlined slow path in one branch).
-- An unconditional branch to the block that follows it in layout is deleted.
+- A branch to the block that follows it in layout (past empty blocks) is deleted,
+  conditional or not: control goes there either way.  (A conditional one is what an
+  if-region emptied by remove_dead_code leaves: `@P BRA L ; L:`.)
 - Blocks no path from the entry reaches are deleted.
 
 Expects: blocks in layout order, branches naming block labels; a block ends at its
@@ -45,15 +47,26 @@ def _thread_jumps(func) -> None:
 
 def _drop_branches_to_next(func) -> None:
     for index, block in enumerate(func.blocks[:-1]):
-        if not (block.instrs and _is_jump(block.instrs[-1])):
-            continue
-        reached = set()   # the blocks control falls into: the next one and the empty ones after it
-        for later in func.blocks[index + 1:]:
-            reached.add(later.label)
-            if later.instrs:
-                break
-        if block.instrs[-1].srcs[0].label in reached:
+        while block.instrs and is_branch_to_next(func, index, block.instrs[-1]):
             block.instrs.pop()
+
+
+def falls_into(func, index: int) -> set:
+    """The labels control reaches by falling out of block `index`: the next block's
+    and, while blocks are empty, the one after each."""
+    reached = set()
+    for later in func.blocks[index + 1:]:
+        reached.add(later.label)
+        if later.instrs:
+            break
+    return reached
+
+
+def is_branch_to_next(func, index: int, instr) -> bool:
+    """`instr`, the last of block `index`, is a branch (guarded or not) to where control
+    falls anyway, so it has no effect."""
+    return (instr.op == "BRA" and len(instr.srcs) == 1 and isinstance(instr.srcs[0], Target)
+            and not instr.mods and instr.srcs[0].label in falls_into(func, index))
 
 
 def _drop_unreachable(func) -> None:

@@ -12,6 +12,12 @@ opcode says; ptxas does not emit them, so neither do we:
     PLOP3.LUT d, PT, a, b, c, lut, 0x0         ==>  a copy of a, !a, PT or !PT when the
                                                     constant inputs (PT, !PT) decide it
 
+An operand with a modifier never becomes a MOV's source: MOV has no modifier fields,
+and `IMAD.MOV R, RZ, RZ, -c[0x0][0x178]` (the -d that ptxas's unsigned division starts
+from, with d a kernel parameter) is a negation, not a copy.  Turning it into
+`MOV R, -c[..]` let fold_constants take the bank value without its minus: issue 16's
+u32 quotients by a parameter, about twice nvcc's, on sm_89 and sm_90.
+
 Predicate copies are propagated into their readers (a guard, a SEL's selector, a
 compare's combining input: every predicate operand takes `!`), so that
 `not.pred` / `xor.pred p, q, 0` cost nothing; register copies go through
@@ -69,20 +75,28 @@ def _to_mov(instr: Instr, src) -> None:
     instr.comment = (instr.comment + "; " if instr.comment else "") + "simplified"
 
 
+def _modified(op) -> bool:
+    """Whether an operand carries a modifier (`-`, `|..|`, `~`): of a register or of a
+    constant-bank value alike.  MOV has no modifier fields, so such an operand cannot
+    become a MOV's source (IMAD.MOV R, RZ, RZ, -c[0x0][0x228] is a negation)."""
+    return any(getattr(op, flag, False) for flag in ("neg", "abs", "inv"))
+
+
 def _imad(instr: Instr) -> None:
     a, b, c = instr.srcs[:3]
     if _zero(a) or _zero(b):
-        if isinstance(c, Reg) and (c.neg or c.inv):
+        if _modified(c):
             return
         _to_mov(instr, c if not (isinstance(c, Reg) and c.is_zero) else Reg("R", RZ))
-    elif isinstance(b, Imm) and b.kind == "int" and b.bits == 1 and _zero(c) and isinstance(a, Reg) and not a.neg:
+    elif isinstance(b, Imm) and b.kind == "int" and b.bits == 1 and _zero(c) and isinstance(a, Reg) \
+            and not _modified(a):
         _to_mov(instr, a)
 
 
 def _iadd3(instr: Instr) -> None:
     a, b, c = instr.srcs
     operands = [op for op in (a, b, c) if not _zero(op)]
-    if len(operands) == 1 and isinstance(operands[0], Reg) and not operands[0].neg and not operands[0].inv:
+    if len(operands) == 1 and isinstance(operands[0], Reg) and not _modified(operands[0]):
         _to_mov(instr, operands[0])
     elif not operands:
         _to_mov(instr, Reg("R", RZ))
@@ -101,7 +115,7 @@ def _lop3(instr: Instr) -> None:
         _to_mov(instr, Reg("R", RZ) if table == 0 else Imm(0xFFFFFFFF, "int"))
         return
     for k, op in enumerate(inputs):
-        if not _zero(op) and isinstance(op, Reg) and not op.inv and table == masks[k]:
+        if not _zero(op) and isinstance(op, Reg) and not _modified(op) and table == masks[k]:
             _to_mov(instr, op)
             return
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 from ..diagnostics import CompileError
 from ..sass.ir import Imm, Instr, Mem, Reg, RZ
 from .assign_regs import assign_regs, build_code, collect_values, read_regs, written_regs
-from .kernel_info import info_of
+from .kernel_info import frame_bytes, info_of
 from .vregs import pressure_bound
 
 MAX_ROUNDS = 64
@@ -93,8 +93,8 @@ def _spill(func, value) -> None:
     info = info_of(func)
     size = 4 * value.width
     offset = (info.frame_size + size - 1) // size * size
-    info.frame_size = offset + size
-    _set_frame(func, info.frame_size)
+    info.frame_align = max(info.frame_align, size)     # the slot is as aligned as R1 is
+    _set_frame(func, offset + size)
     slot = Mem(Reg("R", 1), offset)
     mods = SIZE_MODS[value.width]
     span = range(value.first, value.first + value.width)
@@ -132,6 +132,10 @@ def _rename_reads(instr, value, temp: Reg) -> None:
 
 
 def _set_frame(func, frame: int) -> None:
+    """The frame holds `frame` bytes: info.frame_size (rounded by frame_bytes) and the
+    entry's `IADD3 R1, R1, -frame` say so."""
+    info = info_of(func)
+    info.frame_size = frame = frame_bytes(info, frame)
     entry = func.blocks[0]
     for instr in entry.instrs:
         if instr.comment == "stack frame (ABI)":

@@ -118,12 +118,41 @@ CBANK_VIA_LDC = {"sm_90"}
 CBANK_LOADS = {"LDC", "ULDC"}
 
 
+# The opcode field is the word's bits 0-11: bits 9-11 say which kinds of source the word
+# holds (register, immediate, constant bank, uniform register: the table's templates of
+# one instruction differ only there, I2F's 0x306 / 0x906 / 0xb06), bits 0-8 the operation.
+# One mnemonic can name two operations (I2F 0x106 and I2F's 64-bit converter 0x112, F2I,
+# FRND, HFMA2 and HFMA2.MMA, IMAD and IMAD.WIDE): folding a constant into a slot changes
+# the source kinds of the instruction, never its operation (keeps_operation).
+OPERATION_BITS = 0x1FF
+
+
 def encodable(instr, arch: str = "sm_89") -> bool:
     """Whether `arch`'s table has a form for `instr` (virtual registers stand for any
     register of their file and width; immediates are range-checked)."""
+    return operation(instr, arch) is not None
+
+
+def keeps_operation(before, after, arch: str = "sm_89") -> bool:
+    """Whether `after` (`before` with other sources: a constant folded in) encodes, and as
+    the same operation as `before` where that encodes.  The encoder takes the first form
+    that fits; a form of another operation under the same mnemonic (sm_89's 64-bit I2F
+    0xb12 for `I2F.U32.RP R0, c[0x0][0x178]`, a word nvdisasm rejects) is not the
+    instruction `before` was."""
+    op = operation(after, arch)
+    if op is None:
+        return False
+    was = operation(before, arch)
+    return was is None or was == op
+
+
+def operation(instr, arch: str = "sm_89") -> int | None:
+    """The operation bits (OPERATION_BITS) of the word `arch`'s encoder writes for `instr`,
+    None if its table has no form for it (virtual registers stand for any register of
+    their file and width; immediates are range-checked)."""
     key = (arch, instr.op, instr.mods, instr.pred is not None, tuple(map(_signature, [*instr.dsts, *instr.srcs])))
-    found = _encodable_cache.get(key)
-    if found is None:
+    found = _encodable_cache.get(key, False)
+    if found is False:
         from ..sass.encode import encode        # here: the cache answers most questions
         from ..sass.ir import Instr
         from ..sass.table import TableError, load
@@ -143,10 +172,9 @@ def encodable(instr, arch: str = "sm_89") -> bool:
         copy = Instr(instr.op, instr.mods, [probe(o) for o in instr.dsts], [probe(o) for o in instr.srcs],
                      _probe_reg(instr.pred) if instr.pred is not None else None)
         try:
-            encode(copy, 0, load(arch))
-            found = True
+            found = int.from_bytes(encode(copy, 0, load(arch))[:2], "little") & OPERATION_BITS
         except (TableError, ValueError, KeyError, TypeError):
-            found = False
+            found = None
         _encodable_cache[key] = found
     return found
 

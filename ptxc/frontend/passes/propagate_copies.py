@@ -1,10 +1,12 @@
-"""propagate_copies: `mov %a, %b` goes when %a is only that copy of an unchanging %b.
+"""propagate_copies: `mov %a, %b` goes when %a is only that copy of %b, unchanged while %a is read.
 
 Codegen copies a value where a variable may change later (a snapshot), or where a
 register variable is set once (a struct field, an inlined function's result); when %a
 is written only by the copy and %b does not change after it -- %b is written once, or
 only in the copy's block before the copy -- the copy is only a second name, which
-mem2reg/SROA would not have made.  Expects: vir blocks.  Guarantees: every read of %a
+mem2reg/SROA would not have made.  So it is when %b is written only in the copy's
+block and every read of %a is in that block, after the copy and no later than %b's
+next write (an unrolled loop's struct variable passed to an inlined member function).  Expects: vir blocks.  Guarantees: every read of %a
 reads %b (same class), which holds the same value there; `cg.uses` (codegen's use
 counts), unless None, still counts every register's reads: a removed copy's read is
 gone, and %a's reads are %b's.
@@ -16,7 +18,7 @@ from itertools import count as _counter
 from operator import attrgetter
 
 from ...ptx import ir
-from ..vir import READS_FIRST, OpcodeTable, VReg, instr_defs
+from ..vir import READS_FIRST, OpcodeTable, VReg, instr_defs, instr_uses
 
 _COPY = OpcodeTable(lambda opcode: opcode.startswith("mov."))
 _opcode_of = attrgetter("opcode")
@@ -71,9 +73,13 @@ def propagate_copies(cg, func: ir.Function) -> None:
     param_loads = cg.param_loads
     for b, pos, instr in copies:
         dst, src = instr.operands
-        if defs[dst] == 1 and dst not in param_loads and src not in rename \
-                and (defs.get(src, 0) <= 1 or (def_block[src] == b and last_def[src] < pos)):
+        root = src      # a copy of a copy: of the first one's source (unchanging after it, so here too)
+        while root in rename:
+            root = rename[root]
+        if defs[dst] == 1 and dst not in param_loads and dst is not root \
+                and (defs.get(root, 0) <= 1 or (def_block[root] == b and last_def[root] < pos)):
             rename[dst] = src
+    _rename_within_block(cg, copies, rename, defs, def_block, param_loads)
     if not rename:
         return
 
@@ -119,3 +125,41 @@ def propagate_copies(cg, func: ir.Function) -> None:
             if count:
                 final = resolve(reg)
                 uses[final] = uses.get(final, 0) + count
+
+
+def _rename_within_block(cg, copies: list, rename: dict, defs: dict, def_block: dict, param_loads) -> None:
+    """The copies whose %a is read only between the copy and %b's next write, in the
+    copy's block (where %b is written: nowhere else)."""
+    sources = {instr.operands[1] for _, _, instr in copies}
+    candidates = []
+    for b, pos, instr in copies:
+        dst, src = instr.operands
+        if dst in rename or defs[dst] != 1 or dst in param_loads or src in rename or dst in sources \
+                or src in rename.values() or def_block.get(src) != b:
+            continue
+        candidates.append((b, pos, dst, src))
+    if not candidates:
+        return
+    watched_reads = {dst for _, _, dst, _ in candidates}
+    watched_defs = {src for _, _, _, src in candidates}
+    reads: dict = {}        # register -> [(block, position)]
+    writes: dict = {}       # register -> [position] (its one block)
+    for b, block in enumerate(cg.blocks):
+        for pos, instr in enumerate(block.instrs):
+            for reg in instr_uses(instr):
+                if reg in watched_reads:
+                    reads.setdefault(reg, []).append((b, pos))
+            if instr.opcode == "inline.asm":     # (a `+` output is read too: conservatively both)
+                for reg in instr.operands:
+                    if reg.__class__ is VReg and reg in watched_reads:
+                        reads.setdefault(reg, []).append((b, pos))
+            for reg in instr_defs(instr):
+                if reg in watched_defs:
+                    writes.setdefault(reg, []).append(pos)
+    for b, pos, dst, src in candidates:
+        if dst in rename.values() or src in rename:
+            continue
+        later = [p for p in writes.get(src, ()) if p > pos]
+        limit = min(later) if later else None
+        if all(rb == b and rp > pos and (limit is None or rp <= limit) for rb, rp in reads.get(dst, ())):
+            rename[dst] = src
