@@ -352,10 +352,12 @@ class Table:
         return all(getattr(ctrl, f) == v for f, v in self.control.get("reuse_shown_if", {}).items())
 
     def decode_candidates(self, word: int) -> list:
-        """Forms whose opcode bits match, those whose bits nothing prints are as the word
-        has them first (two forms may print alike but encode those bits apart)."""
-        forms = [f for f in self.by_opcode.get(word & 0xFFF, ()) if word & f.mask == f.value]
-        return sorted(forms, key=lambda f: (word ^ f.template) & f.free != 0)
+        """Forms whose opcode bits match and whose bits nothing prints are as the word has
+        them (as the tools set them: two forms may print alike but encode those bits
+        apart).  A word with other unprinted bits is no verified form's (a form the
+        learner's verification left out may have had them): UNKNOWN, not a guess."""
+        return [f for f in self.by_opcode.get(word & 0xFFF, ())
+                if word & f.mask == f.value and (word ^ f.template) & f.free == 0]
 
     def encode_candidates(self, instr: Instr) -> list:
         """[(form, operand indices the instruction leaves out because they are RZ/PT)]."""
