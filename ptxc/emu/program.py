@@ -365,7 +365,18 @@ def op_and_bits(instr: Instr) -> tuple[int, int]:
     builder = BUILDERS.get(instr.op)
     if builder is None:
         raise ProgramError(f"{instr.name} is not emulated")
-    return builder(instr.op, mods)
+    invalid = [t for t in mods if t.startswith(INVALID_TOKENS)]
+    if invalid:   # nvdisasm's name for a value the hardware does not define: nothing to run
+        raise ProgramError(f"{instr.name}: {invalid[0]} is an encoding nvdisasm calls invalid, not emulated")
+    try:
+        return builder(instr.op, mods)
+    except (KeyError, StopIteration, IndexError, ValueError) as err:   # a modifier the builder has no case for
+        raise ProgramError(f"{instr.name}: this combination of modifiers is not emulated") from err
+
+
+# How nvdisasm prints a field value it knows no name for (`MUFU.INVALID7`, `LD.???0`,
+# `R2.INVALID2`): the learned tables keep such values (they decode), the emulator refuses them.
+INVALID_TOKENS = ("INVALID", "???")
 
 
 # ---------------------------------------------------------------------------------------
@@ -539,6 +550,11 @@ def fill_row(row: np.ndarray, addr: int, instr: Instr, nregs: int) -> None:
         srcs = _merge_half_immediates(srcs)
     if instr.op == "WARPSYNC" and not srcs:          # WARPSYNC.ALL: the whole warp
         srcs = [Imm(0xFFFFFFFF)]
+    for op in instr.operands:
+        for part in (op, getattr(op, "base", None), getattr(op, "ubase", None)):
+            if isinstance(part, Reg) and reg_sel(part).startswith(INVALID_TOKENS):
+                raise ProgramError(f"{instr.name}: selector {reg_sel(part)} is an encoding nvdisasm calls invalid, "
+                                   "not emulated")
     wide = wide_slots(instr, tuple(instr.mods))
     slot = 0
     for j, src in enumerate(srcs):

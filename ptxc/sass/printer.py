@@ -86,9 +86,11 @@ def reg_name(reg: Reg) -> str:
     return ZERO_NAME[reg.file] if is_zero_reg(reg) else f"{reg.file}{reg.num}"
 
 
-def _with_flags(text: str, op, inv_char: str, suffix: str = "") -> str:
-    """`-|R2|.reuse.H0_H0`: the absolute value bars go round the name, `.reuse` and the
-    selector follow them, `!`/`~` and `-` go before."""
+def _with_flags(text: str, op, inv_char: str, suffix: str = "", inside: str = "") -> str:
+    """`-|R2|.reuse.H0_H0`: the absolute value bars go round the name (and `inside`:
+    the selector of forms that print `|R2.H1|`), `.reuse` and the selector follow them,
+    `!`/`~` and `-` go before."""
+    text += inside
     if getattr(op, "abs", False):
         text = f"|{text}|"
     text += suffix
@@ -107,7 +109,7 @@ def _mem_text(op: Mem, spec: OperandSpec | None) -> str:
     base = op.base if op.base is not None else Reg("R", ZERO_REG["R"])
     wide = spec.base64 if spec and "base64" not in spec.fields else base.width == 2
     parts = []
-    if not (is_zero_reg(base) and spec is not None and spec.rz_base == "omit"
+    if not (is_zero_reg(base) and spec is not None and (spec.rz_base == "omit" or "base" not in spec.fields)
             and not (reg_sel(base) and op.ubase is not None)):
         # a virtual pair already names its width (%r4.64): say it once, [%r4.64]
         said = base.virtual and base.width == 2
@@ -119,7 +121,10 @@ def _mem_text(op: Mem, spec: OperandSpec | None) -> str:
             parts.append(signed_hex(op.offset))
     elif op.offset:
         field = spec.fields.get("offset") if spec else None
-        parts.append(f"{op.offset & ((1 << field.top) - 1) if field else op.offset:#x}")
+        if spec is not None and spec.offset_signed_alone:
+            parts.append(signed_hex(op.offset))
+        else:
+            parts.append(f"{op.offset & ((1 << field.top) - 1) if field else op.offset:#x}")
     else:
         parts.append("RZ")
     text = "[" + "+".join(parts) + "]"
@@ -133,6 +138,8 @@ def _cbank_text(op: CBank, spec: OperandSpec | None = None) -> str:
     """`c[0x3][0x100]`, `c[0x3][R8+0x100]`, `c[0x3][R8]`; an index RZ shows only when
     the offset is 0, unless the form keeps it (`c[0x3][URZ+0x10]`: rz_base)."""
     index = cbank_index(op)
+    if index is None and spec is not None and "index" in spec.fields:
+        index = Reg(spec.index_file, ZERO_REG[spec.index_file])   # what the encoder writes for none
     keep = spec is not None and spec.rz_base == "keep"
     if index is None or (is_zero_reg(index) and op.offset and not keep):
         inner = signed_hex(op.offset)
@@ -143,8 +150,10 @@ def _cbank_text(op: CBank, spec: OperandSpec | None = None) -> str:
 
 def format_operand(op, spec: OperandSpec | None = None, reuse: bool = False, values: dict | None = None) -> str:
     if isinstance(op, Reg):
-        suffix = (".reuse" if reuse else "") + (f".{reg_sel(op)}" if reg_sel(op) else "")
-        return _with_flags(reg_name(op), op, "!" if op.file in ("P", "UP") else "~", suffix)
+        sel = f".{reg_sel(op)}" if reg_sel(op) else ""
+        if spec is not None and spec.sel_in_abs and getattr(op, "abs", False):
+            return _with_flags(reg_name(op), op, "!" if op.file in ("P", "UP") else "~", ".reuse" if reuse else "", sel)
+        return _with_flags(reg_name(op), op, "!" if op.file in ("P", "UP") else "~", (".reuse" if reuse else "") + sel)
     if isinstance(op, CBank):
         return _cbank_text(op, spec)
     if isinstance(op, Imm):

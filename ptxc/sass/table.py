@@ -209,6 +209,8 @@ class OperandSpec:
     index_file: str = "R"          # cbank: the file of its index register (c[0x3][UR4])
     also_written: bool = False     # a source the instruction also writes (BMOV.32.CLEAR's B6)
     desc_printed: bool = False     # mem: nvdisasm prints the descriptor, `desc[UR4][R2.64]` (sm_90)
+    sel_in_abs: bool = False       # reg: the selector goes inside the bars, `|R2.H1|` (MUFU.F16), not `|R2|.H0_H0`
+    offset_signed_alone: bool = False  # mem: an offset standing alone prints signed, `[-0x10]` (LDGSTS)
     # Derived from the above, for the encoder: ((flag, Field), ...) of the operand
     # modifiers (neg, abs, inv) it has fields for; ((flag, required), ...): an operand
     # fits only if it has each flag that is required (fixed_flags) and none it has no
@@ -351,10 +353,12 @@ class Table:
         return all(getattr(ctrl, f) == v for f, v in self.control.get("reuse_shown_if", {}).items())
 
     def decode_candidates(self, word: int) -> list:
-        """Forms whose opcode bits match, those whose bits nothing prints are as the word
-        has them first (two forms may print alike but encode those bits apart)."""
-        forms = [f for f in self.by_opcode.get(word & 0xFFF, ()) if word & f.mask == f.value]
-        return sorted(forms, key=lambda f: (word ^ f.template) & f.free != 0)
+        """Forms whose opcode bits match and whose bits nothing prints are as the word has
+        them (as the tools set them: two forms may print alike but encode those bits
+        apart).  A word with other unprinted bits is no verified form's (a form the
+        learner's verification left out may have had them): UNKNOWN, not a guess."""
+        return [f for f in self.by_opcode.get(word & 0xFFF, ())
+                if word & f.mask == f.value and (word ^ f.template) & f.free == 0]
 
     def encode_candidates(self, instr: Instr) -> list:
         """[(form, operand indices the instruction leaves out because they are RZ/PT)]."""
@@ -409,6 +413,7 @@ def _operand(d: dict) -> OperandSpec:
         omit_if_zero=d.get("omit_if_zero", False), sep=d.get("sep", ", "), rz_base=d.get("rz_base", "keep"),
         index_file=d.get("index_file", "R"),
         also_written=d.get("also_written", False), desc_printed=d.get("desc_printed", False),
+        sel_in_abs=d.get("sel_in_abs", False), offset_signed_alone=d.get("offset_signed_alone", False),
         float_if=tuple((c["slot"], c["value"], c["float"]) for c in d.get("float_if", ())))
 
 
