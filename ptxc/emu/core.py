@@ -798,7 +798,11 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                         lut0 = SRC[3, 0]
                         lut1 = SRC[4, 0]
                         for lane in range(32):
-                            idx = (SRC[0, lane] << 2) | (SRC[1, lane] << 1) | SRC[2, lane]
+                            # a register source (R.SIGN, ptxas's add.sat) reads as its sign bit
+                            a = (SRC[0, lane] >> 31) & 1 if ((f0 >> SEL_SHIFT) & 15) == SEL_SIGN else SRC[0, lane] & 1
+                            b = (SRC[1, lane] >> 31) & 1 if ((f1 >> SEL_SHIFT) & 15) == SEL_SIGN else SRC[1, lane] & 1
+                            c = (SRC[2, lane] >> 31) & 1 if ((f2 >> SEL_SHIFT) & 15) == SEL_SIGN else SRC[2, lane] & 1
+                            idx = (a << 2) | (b << 1) | c
                             OUT[0, lane] = (lut0 >> idx) & 1
                             OUT[4, lane] = (lut1 >> idx) & 1
                     elif op == OP_ISETP:

@@ -36,6 +36,7 @@ K_NONE, K_R, K_IMM, K_UR, K_P, K_UP, K_CB, K_CBX, K_MEM, K_SR, K_B, K_TGT = rang
 FL_NEG, FL_ABS, FL_INV, FL_WIDE = 1, 2, 4, 8
 SEL_SHIFT = 4                 # bits 4..7: half selector (SEL_*)
 SEL_NONE, SEL_H0H0, SEL_H1H1, SEL_F32, SEL_H1H0, SEL_B1, SEL_B2, SEL_B3, SEL_H1 = 0, 1, 2, 3, 4, 5, 6, 7, 8
+SEL_SIGN = 9                  # PLOP3's R.SIGN source: the register's sign bit as a predicate
 CBX_UNIFORM = 1 << 12         # an indexed constant (c[0x3][UR7]) whose index is a uniform register
 SCALE_SHIFT = 8               # bits 8..11 of a memory operand: log2 of .X4/.X8/.X16
 MEM_BASE64 = 1 << 12          # [R2.64]

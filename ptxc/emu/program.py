@@ -37,7 +37,8 @@ class Program:
 
 
 SEL_CODES = {"": I.SEL_NONE, "H0_H0": I.SEL_H0H0, "H1_H1": I.SEL_H1H1, "F32": I.SEL_F32, "H1_H0": I.SEL_H1H0,
-             "B1": I.SEL_B1, "B2": I.SEL_B2, "B3": I.SEL_B3, "H1": I.SEL_H1, "H0": I.SEL_NONE, "B0": I.SEL_NONE}
+             "B1": I.SEL_B1, "B2": I.SEL_B2, "B3": I.SEL_B3, "H1": I.SEL_H1, "H0": I.SEL_NONE, "B0": I.SEL_NONE,
+             "SIGN": I.SEL_SIGN}
 SCALE_CODES = {"": 0, "X4": 2, "X8": 3, "X16": 4}
 CMPS = {"F": I.CMP_F, "LT": I.CMP_LT, "EQ": I.CMP_EQ, "LE": I.CMP_LE, "GT": I.CMP_GT, "NE": I.CMP_NE,
         "GE": I.CMP_GE, "NUM": I.CMP_NUM, "NAN": I.CMP_NAN, "LTU": I.CMP_LTU, "EQU": I.CMP_EQU,
