@@ -139,14 +139,14 @@ def _resources(kernel) -> KernelResources:
 
 def emulate(source_or_path, launches=None, arch: str = "sm_89", *, cubin: bytes | None = None,
             filename: str | None = None, check_hazards: bool = False, **compile_options):
-    """Run LAUNCH lines on the emulator and return its ptxc.emu.specrun.SpecRun
+    """Run LAUNCH lines on the emulator and return its ptxc.launch.SpecRun
     (`.buffers`: name -> NumPy array after the launches; `.results`: per launch).
 
     `launches`: LAUNCH specs (a str of lines, or a list of them, with or without the
     `// LAUNCH:` prefix); None runs the file's own LAUNCH lines.  `cubin`: run these
     bytes (nvcc's, say) instead of compiling the source with ptxc.compile."""
-    from .emu.launch_spec import parse_file      # the emulator (numba) loads only here
-    from .emu.specrun import run_launches
+    from .launch.spec import parse_file      # the emulator (numba) loads only here
+    from .launch import run_launches
     text, name = _source(source_or_path, filename)
     if cubin is None:
         cubin = compile(text, arch, "cubin", filename=name, **compile_options).cubin

@@ -200,8 +200,8 @@ def _static_counts(cubin: bytes) -> dict:
 
 def _dynamic_counts(cu: Path, cubins: dict) -> tuple[dict, list]:
     """Kernel -> {tool: warp instructions} over the file's launches; and mismatches."""
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import differences, run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import differences, run_launches
     text = cu.read_text()
     launches = parse_file(text, str(cu))
     counts, runs, bad = {}, {}, []

@@ -111,7 +111,7 @@ def tiled_matmul(repeat: int, n: int) -> None:
 
 
 def seed_program(repeat: int) -> None:
-    cmd = [sys.executable, "-c", "import sys; from ptxc.emu.cli import run_command; "
+    cmd = [sys.executable, "-c", "import sys; from ptxc.cli.run import run_command; "
            f"sys.exit(run_command(['{ROOT / 'testsuite' / 'vadd.cu'}']))"]
     times = []
     for _ in range(repeat):

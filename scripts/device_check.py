@@ -22,7 +22,7 @@ Two steps, because the GPU machine has no pinned NVIDIA tools (three with the em
 and `manifest.json`, which also classes every kernel (below).  `run` loads each variant
 (cuModuleLoadData), runs the file's launches with the same inputs, compares every buffer
 with the reference's (integers exactly, floats within the line's `ulp=`: the comparison of
-`ptxc check`, ptxc.emu.specrun.differences), and times each launch (CUDA events: one
+`ptxc check`, ptxc.launch.differences), and times each launch (CUDA events: one
 warm-up launch, then the mean of --repeat launches, after the checked run).  A variant
 that faults takes its CUDA context with it, so variants run in a worker process that is
 restarted after a fault; one that gives no answer within --unit-timeout seconds (a kernel
@@ -91,7 +91,7 @@ EXTRA_LAUNCHES = {"vadd.cu": "// LAUNCH: vadd grid=4096 block=256 a=f32[1048576]
 def prepare(work: Path, sources: list[Path]) -> dict:
     from ptxc import oracle
     from ptxc.cubin import read_cubin, write_cubin
-    from ptxc.emu.launch_spec import parse_file
+    from ptxc.launch.spec import parse_file
     import shutil
     work.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(work / "emu", ignore_errors=True)     # the emulator's results of an earlier prepare
@@ -203,8 +203,8 @@ def kernel_classes(cubin: bytes) -> dict:
 # ---- emulate (here: the emulator on the sm_90 cubins) ----------------------------------------------
 def emulator_probe(work: Path, manifest: dict, max_steps: int) -> str | None:
     """None if the emulator runs nvcc's sm_90 cubins of EMU_PROBE (vadd giving 2), else why not."""
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import run_launches as emulate_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import run_launches as emulate_launches
     import numpy as np
     by_stem = {Path(f["source"]).stem: f for f in manifest["files"]}
     for stem in EMU_PROBE:
@@ -232,8 +232,8 @@ def _first_line(err) -> str:
 def emulate(work: Path, max_steps: int = 20_000_000) -> dict:
     """The emulator on every prepared nvcc-cubin and ptxc-cubin: buffers to WORK/emu/."""
     import numpy as np
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import run_launches as emulate_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import run_launches as emulate_launches
     manifest = json.loads((work / "manifest.json").read_text())
     folder = work / "emu"
     folder.mkdir(exist_ok=True)
@@ -288,7 +288,7 @@ def run_unit(gpu, work: Path, source_path: str, variant: str, filename: str, rep
     """Run one file's launches on one variant: {'ok', 'error', 'buffers' (path of .npz), 'times_ms'}."""
     import numpy as np
     from ptxc.device import cubin_image, ptx_image, run_launches
-    from ptxc.emu.launch_spec import parse_file
+    from ptxc.launch.spec import parse_file
     source = (ROOT / source_path).read_text()
     launches = parse_file(source, source_path)
     path = work / filename
@@ -395,7 +395,7 @@ def check_arch_mismatch(work: Path, manifest: dict) -> str:
 
 def buffer_diffs(data, ref, ulp: dict, who: str = "nvcc") -> dict:
     """{buffer: what differs} between two .npz contents (`ulp` by buffer name)."""
-    from ptxc.emu.specrun import differences
+    from ptxc.launch import differences
     diffs = {}
     for key in ref.files:
         allowed = ulp.get(key.replace("_at_", "@"), 0)

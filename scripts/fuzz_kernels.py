@@ -463,7 +463,7 @@ def reference_cubin(cu: Path, source: str, launches: list, work: Path, arch: str
 def reference_run(cu: Path, source: str, launches: list, work: Path, arch: str, nvcc_cubin: Path | None = None):
     """(who, SpecRun, cubin path) of reference_cubin's cubin on the emulator.  Raises
     what the last attempt raised."""
-    from ptxc.emu.specrun import run_launches
+    from ptxc.launch import run_launches
     if nvcc_cubin is None:
         nvcc_cubin = work / f"{cu.stem}.nvcc.cubin"
         oracle.run("nvcc", f"-arch={arch}", "-cubin", "-o", str(nvcc_cubin), str(cu))
@@ -481,8 +481,8 @@ def reference_run(cu: Path, source: str, launches: list, work: Path, arch: str, 
 def outputs(source: str, work: Path, arch: str) -> dict:
     """{'nvcc' | 'ptxc' | 'ptxc-ptx': list of out's words, or an error string; 'reference':
     which of NVIDIA's cubins 'nvcc' is (reference_run)}."""
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import run_launches
     cu = work / "k.cu"
     cu.write_text(source)
     found: dict = {}

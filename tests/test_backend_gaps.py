@@ -255,8 +255,8 @@ NOT_COMPARED = {"scoped_atomics": {"x"}}
 def compare_runs(name: str, theirs: bytes, ours: bytes, source: str, filename: str) -> None:
     """The reference cubin's buffers against ptxc's, every LAUNCH line; no hazards in ptxc's."""
     from ptxc.emu.device import LaunchError
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import differences, run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import differences, run_launches
     launches = parse_file(source, filename)
     assert launches
     try:

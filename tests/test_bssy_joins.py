@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ptxc import oracle
-from ptxc.emu.cli import check_command
+from ptxc.cli.check import check_command
 
 pytestmark = [pytest.mark.oracle,
               pytest.mark.skipif(not oracle.available("nvcc"), reason="nvcc (the oracle) is not installed")]

@@ -157,8 +157,8 @@ def compile_both(tmp: Path, name: str, source: str) -> tuple[Path, Path, Path]:
 
 
 def run(cubin: Path, source: str, name: str, check_hazards: bool):
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import run_launches
     launches = parse_file(source, f"{name}.cu")
     return run_launches(cubin.read_bytes(), launches, source, f"{name}.cu", check_hazards=check_hazards)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ptxc import oracle
-from ptxc.emu.cli import check_command
+from ptxc.cli.check import check_command
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import fuzz_kernels  # noqa: E402

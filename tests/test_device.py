@@ -34,8 +34,9 @@ import ptxc.device as device_package
 from ptxc import oracle
 from ptxc.device import ArchMismatch, DeviceError, GPU, NoDevice, available, cubin_image, ptx_image, ptx_params
 from ptxc.device import jit_ptx_version, run_launches
-from ptxc.emu.cli import check_command, run_command
-from ptxc.emu.launch_spec import parse_file
+from ptxc.cli.check import check_command
+from ptxc.cli.run import run_command
+from ptxc.launch.spec import parse_file
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTSUITE = ROOT / "testsuite"
@@ -313,7 +314,7 @@ def test_check_device_on_emulated_gpu(emulated_gpu, capsys):
 @needs_nvcc
 def test_check_device_reports_differences_on_emulated_gpu(emulated_gpu, tmp_path, monkeypatch, capsys):
     """The emulator check's comparison and report: a racy reduction as ptxc's cubin."""
-    import ptxc.emu.cli as emu_cli
+    import ptxc.cli.images as emu_cli
     good = (TESTSUITE / "reduce_shared.cu").read_text()
     racy_path = tmp_path / "racy.cu"
     racy_path.write_text(good.replace("        __syncthreads();\n    }", "    }"))

@@ -64,8 +64,8 @@ def same(a: dict, b: dict) -> list:
 def test_gpu_agrees_with_the_emulator_and_ptxc(name, gpu, tmp_path):
     import subprocess
     from ptxc.device import cubin_image, run_launches as run_on_gpu
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import run_launches as run_on_emulator
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import run_launches as run_on_emulator
     cu = WORK / f"{name}.cu"
     source = cu.read_text()
     launches = parse_file(source, cu.name)

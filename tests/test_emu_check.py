@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import ptxc.emu.cli as emu_cli
+import ptxc.cli.images as emu_cli
 from ptxc import oracle
-from ptxc.emu.cli import check_command
+from ptxc.cli.check import check_command
 
 pytestmark = pytest.mark.oracle
 needs_nvcc = pytest.mark.skipif(not oracle.available("nvcc"), reason="nvcc (the oracle) is not installed")

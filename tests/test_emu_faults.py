@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 from ptxc import oracle
-from ptxc.emu.cli import check_command, run_command
+from ptxc.cli.check import check_command
+from ptxc.cli.run import run_command
 from ptxc.emu.device import Device, LaunchError
-from ptxc.emu.launch_spec import SpecError, parse_file, parse_line
-from ptxc.emu.specrun import differences, run_launches
+from ptxc.launch.spec import SpecError, parse_file, parse_line
+from ptxc.launch import differences, run_launches
 
 pytestmark = pytest.mark.oracle
 needs_nvcc = pytest.mark.skipif(not oracle.available("nvcc"), reason="nvcc (the oracle) is not installed")

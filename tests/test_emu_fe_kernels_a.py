@@ -17,8 +17,8 @@ import pytest
 
 from test_emu_kernels import (M32, M64, brev32, byte_perm, cdiv, check, clz32, cmod, f32, ffs,
                               launches_of, needs_nvcc, nvcc_cubin, popc, s8, s16, s32)
-from ptxc.emu.launch_spec import Buffer
-from ptxc.emu.specrun import differences, run_launches
+from ptxc.launch.spec import Buffer
+from ptxc.launch import differences, run_launches
 
 pytestmark = pytest.mark.oracle
 

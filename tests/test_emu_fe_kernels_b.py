@@ -18,7 +18,7 @@ import pytest
 
 from test_emu_kernels import (M32, M64, cdiv, check, cmod, f32, launches_of, needs_nvcc, nvcc_cubin,
                               run_case, s8, s16, s32, s64, warp_reduce)
-from ptxc.emu.specrun import run_launches
+from ptxc.launch import run_launches
 
 pytestmark = pytest.mark.oracle
 

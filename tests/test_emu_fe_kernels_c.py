@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from test_emu_kernels import M32, check, f32, launches_of, libm32, needs_nvcc, nvcc_cubin, popc, s32
-from ptxc.emu.specrun import run_launches
+from ptxc.launch import run_launches
 
 pytestmark = pytest.mark.oracle
 

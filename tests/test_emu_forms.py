@@ -43,8 +43,8 @@ __global__ void k(const float *a, float *o) {
 
 
 def run_nvcc(source: str, arch: str, tmp_path, form: str):
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import run_launches
     cu, cubin = tmp_path / "k.cu", tmp_path / "k.cubin"
     cu.write_text(source)
     oracle.nvcc_cubin(cu, cubin, arch)

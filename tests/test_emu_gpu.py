@@ -1,6 +1,6 @@
 """The emulator against real silicon: every testsuite launch, run on an H200 (nvcc's
 sm_90 build of the same source, from the same launch-line inputs), kept in
-tests/data/emu_gpu/h200.npz by `python -m ptxc.emu.gpu_oracle golden` (see that module
+tests/data/emu_gpu/h200.npz by `python scripts/gpu_oracle.py golden` (see that module
 for how to regenerate it).  The emulator runs nvcc's sm_89 cubin and must give the same
 bytes, except where the GPU's answer is not a function of the inputs alone or rests on
 the special-function unit's approximations (KNOWN below).  A launch whose line changed
@@ -18,8 +18,8 @@ import pytest
 
 from ptxc import oracle
 from ptxc.emu.device import LaunchError
-from ptxc.emu.launch_spec import parse_file
-from ptxc.emu.specrun import differences, run_launches
+from ptxc.launch.spec import parse_file
+from ptxc.launch import differences, run_launches
 
 pytestmark = pytest.mark.oracle
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +74,7 @@ def test_emulator_matches_h200(entry):
     launches = parse_file(source, path.name)
     index = entry["index"]
     if index >= len(launches) or launches[index].text != entry["line"]:
-        pytest.xfail("the launch line changed since the GPU run: regenerate with python -m ptxc.emu.gpu_oracle")
+        pytest.xfail("the launch line changed since the GPU run: regenerate with python scripts/gpu_oracle.py")
     launch = launches[index]
     try:
         run = run_launches(nvcc_cubin(entry["file"]), launches, source, path.name, only={index},

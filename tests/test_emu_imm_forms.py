@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 from ptxc import oracle
-from ptxc.emu.launch_spec import parse_file
-from ptxc.emu.specrun import run_launches
+from ptxc.launch.spec import parse_file
+from ptxc.launch import run_launches
 
 pytestmark = pytest.mark.oracle
 needs_nvcc = pytest.mark.skipif(not oracle.available("nvcc"), reason="nvcc (the oracle) is not installed")

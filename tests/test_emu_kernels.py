@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from ptxc import oracle
-from ptxc.emu.launch_spec import Buffer, Scalar, parse_file
-from ptxc.emu.specrun import differences, run_launches
+from ptxc.launch.spec import Buffer, Scalar, parse_file
+from ptxc.launch import differences, run_launches
 
 pytestmark = pytest.mark.oracle
 TESTSUITE = Path(__file__).resolve().parent.parent / "testsuite"

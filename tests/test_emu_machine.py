@@ -12,8 +12,8 @@ import pytest
 
 from ptxc import oracle
 from ptxc.emu.device import GLOBAL_BASE, Device
-from ptxc.emu.launch_spec import parse_file
-from ptxc.emu.specrun import run_launches
+from ptxc.launch.spec import parse_file
+from ptxc.launch import run_launches
 
 pytestmark = pytest.mark.oracle
 needs_nvcc = pytest.mark.skipif(not oracle.available("nvcc"), reason="nvcc (the oracle) is not installed")
@@ -121,7 +121,7 @@ def test_program_rows_resolve_rz_and_constants():
 def test_differences_counts_ulps_exactly():
     """Regression: double distances were taken in float64, which rounds the distance
     between two 64-bit patterns near 1.0 to a multiple of 1024, so 1 ulp read as 0."""
-    from ptxc.emu.specrun import differences
+    from ptxc.launch import differences
     one = np.array([1.0, -2.5, 1e300])
     assert [i for i, _, _ in differences("x", one, np.nextafter(one, np.inf), 0)] == [0, 1, 2]
     assert differences("x", one, np.nextafter(one, np.inf), 1) == []

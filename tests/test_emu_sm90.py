@@ -20,8 +20,8 @@ import pytest
 
 from ptxc import oracle
 from ptxc.emu.device import Device, LaunchError
-from ptxc.emu.launch_spec import parse_file
-from ptxc.emu.specrun import differences, run_launches
+from ptxc.launch.spec import parse_file
+from ptxc.launch import differences, run_launches
 
 pytestmark = pytest.mark.oracle
 needs_nvcc = pytest.mark.skipif(not oracle.available("nvcc"), reason="nvcc (the oracle) is not installed")

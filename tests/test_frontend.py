@@ -25,7 +25,7 @@ from ptxc.ptx.parser import parse_ptx
 from ptxc.ptx.printer import print_module
 
 from conftest import ROOT, TESTSUITE
-from ptxc.emu.launch_spec import parse_file
+from ptxc.launch.spec import parse_file
 from ptxc.emu.names import matching_symbols, resolve_instance_name
 
 # The testsuite kernels this frontend compiles today (the isa_*.cu files exercise the

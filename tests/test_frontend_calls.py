@@ -138,7 +138,7 @@ def test_ptxas_accepts_calls(tmp_path):
 @pytest.mark.oracle
 def test_isa_calls_computes_what_nvcc_computes():
     from test_frontend_emu import cubins, run
-    from ptxc.emu.specrun import differences
+    from ptxc.launch import differences
     path = TESTSUITE / "isa_calls.cu"
     ours, theirs = cubins(path)
     expected = run(theirs, path, "nvcc")

@@ -135,8 +135,8 @@ def _sm90_case(name):
 def test_cxx_kernels_give_nvccs_buffers_at_sm90(name, tmp_path):
     """sm_90 (test_frontend_emu checks sm_89): ptxas takes ptxc's PTX, and its cubin
     gives nvcc's buffers on the emulator, LAUNCH line by LAUNCH line."""
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import differences, run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import differences, run_launches
     from ptxc.ptx.printer import print_module
     path = TESTSUITE / name
     source = path.read_text()

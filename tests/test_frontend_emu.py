@@ -39,8 +39,8 @@ def cubins(path: Path) -> tuple[bytes, bytes]:
 
 def run(cubin: bytes, path: Path, who: str):
     from ptxc.emu.device import LaunchError
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import run_launches
     source = path.read_text()
     try:
         return run_launches(cubin, parse_file(source, str(path)), source, str(path), max_steps=MAX_STEPS)
@@ -65,7 +65,7 @@ def _case(name: str):
 
 @pytest.mark.parametrize("name", [_case(n) for n in FRONTEND_KERNELS if n != "vadd.cu"])
 def test_ptxc_ptx_computes_what_nvcc_computes(name):
-    from ptxc.emu.specrun import differences
+    from ptxc.launch import differences
     path = TESTSUITE / name
     ours, theirs = cubins(path)
     expected = run(theirs, path, "nvcc")

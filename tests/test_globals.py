@@ -249,8 +249,8 @@ def test_frontend_cubin_reads_cleanly(work, case):
 
 
 def run_both(work: Path, case: str, ours: Path):
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import differences, run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import differences, run_launches
     _ptx, theirs = nvcc_pair(work, case)
     source = (TESTSUITE / f"{case}.cu").read_text()
     launches = parse_file(source, f"{case}.cu")

@@ -34,8 +34,8 @@ def instructions(ptx: str) -> int:
 @pytest.mark.parametrize("arch", ["sm_89", "sm_90"])
 @pytest.mark.parametrize("name", FILES)
 def test_ptxc_ptx_gives_nvccs_buffers(name, arch):
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import differences, run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import differences, run_launches
     path = TESTSUITE / "headers" / name
     module, _ = compile_cuda(path.read_text(), str(path), arch=arch)
     with tempfile.TemporaryDirectory() as tmp:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ptxc import oracle
-from ptxc.emu.cli import run_command
+from ptxc.cli.run import run_command
 from ptxc.frontend import parse_cuda
 from ptxc.host import HostError, Interpreter
 

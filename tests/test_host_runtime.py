@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from ptxc import oracle
-from ptxc.emu.cli import run_command
+from ptxc.cli.run import run_command
 from ptxc.frontend import cuda_runtime_data as D
 from ptxc.frontend import parse_cuda
 from ptxc.frontend import sema as S

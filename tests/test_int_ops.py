@@ -214,8 +214,8 @@ def test_division_by_a_parameter(tmp_path, arch, capsys):
     7, 0x80000001, -7, 1000003, 0x100000003), full-range dividends: `ptxc check` against
     NVIDIA's cubin.  Before the fix 8192 of 8192 quotients and remainders of div_u32 by 7
     differed on both targets."""
-    from ptxc.emu.cli import check_command
-    from ptxc.emu.launch_spec import parse_file
+    from ptxc.cli.check import check_command
+    from ptxc.launch.spec import parse_file
     text = DIVISION.read_text()
     who, cubin = fuzz_kernels.reference_cubin(DIVISION, text, parse_file(text, str(DIVISION)), tmp_path, arch)
     status = check_command([str(DIVISION), f"-arch={arch}", f"--nvcc-cubin={cubin}"])
@@ -251,8 +251,8 @@ def _dump(cubin: Path) -> tuple[int, str]:
 
 @pytest.mark.parametrize("arch", ARCHS)
 def test_results_equal_nvidias(generated, arch):
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import run_launches
     cu, text, names = generated
     launches = parse_file(text, str(cu))
     ours = run_launches(ptxc_cubin(cu, arch).read_bytes(), launches, text, str(cu), check_hazards=True)
@@ -290,8 +290,8 @@ def test_u64_divisions_leave_no_hazard(tmp_path, arch):
     division's slow path is entered and left by branches, and set_control_codes capped
     its propagation at 4 rounds, so `STG.E.64 [R6.64+0x50], R2`'s read scoreboard (SB1)
     was never waited for by the `I2F.U64.RP R2, R4` 17 divisions later (14 rounds)."""
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import run_launches
     u64 = next(t for t in TYPES if t.tag == "u64")
     text, _, launch = kernel(u64, "div")
     text = "\n".join([launch, f"__constant__ unsigned long long cv_u64 = {u64.lit(u64.constant)};", text]) + "\n"

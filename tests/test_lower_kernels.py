@@ -91,8 +91,8 @@ def test_lowers_with_a_correct_allocation_and_reads_cleanly(name, ptx_dir):
 
 @pytest.mark.parametrize("name", EMULATED)
 def test_results_equal_nvcc_on_the_emulator(name, ptx_dir):
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import differences, run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import differences, run_launches
     path = nvcc_ptx(ptx_dir, name)
     ours, theirs = ptx_dir / f"{name}.emu.cubin", ptx_dir / f"{name}.nvcc.cubin"
     result = subprocess.run([sys.executable, "-m", "ptxc", str(path), "-o", str(ours)], capture_output=True,

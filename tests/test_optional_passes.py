@@ -45,8 +45,8 @@ def source_of(name: str, tmp: str) -> Path:
 
 @lru_cache(maxsize=None)
 def nvcc_buffers(name: str, arch: str, tmp: str):
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import run_launches
     path = source_of(name, tmp)
     source = path.read_text()
     cubin = Path(tmp) / f"{name}.{arch}.nvcc.cubin"
@@ -56,8 +56,8 @@ def nvcc_buffers(name: str, arch: str, tmp: str):
 
 def ptxc_buffers(name: str, arch: str, disabled: str, tmp: str):
     from ptxc.driver import cubin_bytes, load_module, lower_module, reparse
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import run_launches
     from ptxc.lower.pipeline import Options
     path = str(source_of(name, tmp))
     source = Path(path).read_text()
@@ -75,7 +75,7 @@ def nvcc_dir(tmp_path_factory):
 @pytest.mark.parametrize("name", FILES + ["diverged_shuffle"])
 @pytest.mark.parametrize("disabled", OPTIONAL)
 def test_disabling_an_optional_pass_keeps_nvcc_results(disabled, name, arch, nvcc_dir):
-    from ptxc.emu.specrun import differences
+    from ptxc.launch import differences
     theirs = nvcc_buffers(name, arch, nvcc_dir)
     ours = ptxc_buffers(name, arch, disabled, nvcc_dir)
     for buffer in theirs.buffers:

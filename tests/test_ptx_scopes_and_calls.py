@@ -438,8 +438,8 @@ def plain_name(name: str) -> str:
 def emulate_against_nvcc(name: str, cubin: bytes, kernels: set, tmp_path, hazards: bool = False) -> int:
     """Run the LAUNCH lines of `kernels` on `cubin` and on nvcc's cubin; the buffers they
     write must be equal.  Returns how many launches ran."""
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import differences, run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import differences, run_launches
     source = (TESTSUITE / f"{name}.cu").read_text()
     launches = parse_file(source, f"{name}.cu")
     plain = {plain_name(k) for k in kernels}
@@ -508,8 +508,8 @@ def test_inlined_lit_files_compute_what_ptxas_computes(path, tmp_path):
     """The inline_calls lit files (byte arrays, a sign-extended byte, two copies, an
     early return, a local array) run by their LAUNCH lines: ptxc's cubin (inlined)
     against ptxas's (real calls) on the emulator, no hazards in ptxc's."""
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import differences, run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import differences, run_launches
     source = path.read_text()
     launches = parse_file(source, path.name)
     assert launches

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from ptxc import oracle
-from ptxc.emu.launch_spec import parse_file
-from ptxc.emu.specrun import differences, run_launches
+from ptxc.launch.spec import parse_file
+from ptxc.launch import differences, run_launches
 
 from conftest import TESTSUITE
 

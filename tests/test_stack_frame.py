@@ -55,8 +55,8 @@ CASES.update({f"callee_n{n}": callee_array(n) for n in (2, 3, 5)})
 @pytest.mark.parametrize("arch", ["sm_89", "sm_90"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_aligned_locals_with_calls_match_nvcc(name, arch, tmp_path):
-    from ptxc.emu.launch_spec import parse_file
-    from ptxc.emu.specrun import differences, run_launches
+    from ptxc.launch.spec import parse_file
+    from ptxc.launch import differences, run_launches
     source = CASES[name]
     cu = tmp_path / f"{name}.cu"
     cu.write_text(source)

@@ -6,9 +6,11 @@
     run = run_launches(gpu, image, launches, source, "vadd.cu")          # launches: // LAUNCH: lines
     run.buffers["c"], run.times_ms
 
-`ptxc run --device` runs a host program on it through host_gpu.HostGPU (the emulated
+`ptxc run --device` runs a host program on it through ptxc.cli.host_gpu.HostGPU (the emulated
 GPU's interface for ptxc.host's interpreter); `ptxc check --device` compares two images'
-runs of a file's LAUNCH lines (ptxc/emu/cli.py).
+runs of a file's LAUNCH lines (ptxc/cli/check.py).  The LAUNCH lines are bound by
+ptxc.launch's one binder, the same as on the emulator; GPUMachine below is this GPU as
+that binder's machine.
 
 A cubin must be for the GPU's architecture (ArchMismatch otherwise: the H200 is sm_90);
 PTX text is compiled by the driver's JIT (which takes `.version` up to what the driver
@@ -20,10 +22,12 @@ driver API is imported lazily (driver_api.py); importing this package needs no G
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..launch.bind import KernelNotFound, Machine, SpecRun, bind_and_run
+from ..launch.names import matching_symbols
 from .driver_api import (ArchMismatch, DeviceError, DeviceTimeout, GPU, NoDevice, available, jit_ptx_version,
                          ptx_target)
 
@@ -74,26 +78,11 @@ def ptx_params(text: str) -> dict:
     return out
 
 
-@dataclass
-class GPURun:
-    """Buffers after all launches, by name (as ptxc.emu.specrun.SpecRun has them)."""
-    buffers: dict = field(default_factory=dict)      # name -> np.ndarray (final contents)
-    initial: dict = field(default_factory=dict)      # name -> np.ndarray (before the first launch)
-    ulp: dict = field(default_factory=dict)          # name -> allowed ulps
-    specs: dict = field(default_factory=dict)        # name -> launch_spec.Buffer
-    times_ms: list = field(default_factory=list)     # per launch: mean milliseconds of one launch
-    launch_buffers: list = field(default_factory=list)   # per launch: the buffer keys it passes
-    kernels: list = field(default_factory=list)      # per launch: the kernel's name on the LAUNCH line
-
-
-def resolve_instance_name(name: str, source: str) -> str:
-    from ..emu.names import resolve_instance_name as resolve
-    return resolve(name, source)
+GPURun = SpecRun     # buffers after all launches, by name, and each launch's time
 
 
 def find_kernel(image: Image, name: str) -> str:
     """The mangled name in `image` of the kernel a LAUNCH line calls `name`."""
-    from ..emu.names import matching_symbols
     if name in image.params:
         return name
     matches = matching_symbols(list(image.params), name)
@@ -103,80 +92,67 @@ def find_kernel(image: Image, name: str) -> str:
     return matches[0]
 
 
-def run_launches(gpu: GPU, image: Image, launches: list, source: str, filename: str,
-                 repeat: int = 0, timeout: float | None = None) -> GPURun:
-    """Run a kernel file's launches (ptxc.emu.launch_spec.parse_file) on `image`, then
-    read every buffer back.  Buffers are bound and filled as ptxc.emu.specrun binds them
-    (the same name, type, length and initializer is the same buffer; otherwise a new one,
-    NAME@LINE), and a bad spec is the same SpecError.  With `repeat`, each launch is then
-    timed: one warm-up launch, then the mean of `repeat` launches between CUDA events
-    (after all launches ran once and the buffers were read, so results are final)."""
-    from ..emu.launch_spec import Buffer, initial_contents, kernel_signatures, scalar_bytes
-    from ..emu.specrun import spec_error
-    module = gpu.load_cubin(image.data, image.name, image.arch) if image.kind == "cubin" \
-        else gpu.load_ptx(image.data, image.name)
-    signatures = kernel_signatures(source, filename)
-    run, addresses, bound, calls = GPURun(), {}, {}, []
-    try:
-        for launch in launches:
-            try:
-                kernel = find_kernel(image, resolve_instance_name(launch.kernel, source))
-            except DeviceError as err:
-                raise spec_error(str(err), filename, launch, source=source) from None
-            params = image.params[kernel]
-            if len(launch.items) != len(params):
-                raise spec_error(f"kernel '{launch.kernel}' takes {len(params)} argument(s); "
-                                 f"this line gives {len(launch.items)}", filename, launch, source=source)
-            sig = signatures.get(launch.kernel)
-            buffer = bytearray(max((o + s for o, s in params), default=0))
-            keys = []
-            for position, (item, (offset, size)) in enumerate(zip(launch.items, params)):
-                kind = sig.params[position][1] if sig and position < len(sig.params) else None
-                if isinstance(item, Buffer):
-                    if size != 8 or kind not in (None, "pointer"):
-                        raise spec_error(f"'{item.name}' is a buffer but parameter {position + 1} of "
-                                         f"'{launch.kernel}' is not a pointer", filename, launch, item.col, source)
-                    key = bound.get(item.name)
-                    old = run.specs.get(key)
-                    if old is None or (old.type, old.count, old.init, old.args) != \
-                            (item.type, item.count, item.init, item.args):
-                        key = item.name if key is None else f"{item.name}@{launch.line}"
-                        data = initial_contents(item, launch.seed)
-                        addresses[key] = gpu.alloc(item.nbytes)
-                        gpu.upload(addresses[key], np.ascontiguousarray(data))
-                        run.specs[key], run.initial[key], bound[item.name] = item, data, key
-                    run.ulp[key] = max(run.ulp.get(key, 0), launch.ulp)
-                    keys.append(key)
-                    value = addresses[key].to_bytes(8, "little")
-                else:
-                    if kind == "pointer":
-                        raise spec_error(f"parameter {position + 1} of '{launch.kernel}' is a pointer: "
-                                         f"give a buffer (NAME=TYPE[COUNT]:INIT), not '{item.text}'",
-                                         filename, launch, item.col, source)
-                    try:
-                        value = scalar_bytes(item.text, size, None if kind is None else kind == "float")
-                    except (ValueError, OverflowError) as err:
-                        raise spec_error(str(err), filename, launch, item.col, source) from None
-                buffer[offset:offset + size] = value[:size]
-            function = module.function(kernel)
-            gpu.launch(function, launch.grid, launch.block, bytes(buffer), launch.shared, timeout=timeout)
-            calls.append((function, launch, bytes(buffer)))
-            run.launch_buffers.append(keys)
-            run.kernels.append(launch.kernel)
-        for key, spec in run.specs.items():
-            out = np.empty(spec.count, spec.dtype)
-            gpu.download(addresses[key], out)
-            run.buffers[key] = out
-        for function, launch, buffer in calls:
-            if repeat:
-                gpu.launch(function, launch.grid, launch.block, buffer, launch.shared, timeout=timeout)  # warm-up
-            run.times_ms.append(gpu.launch(function, launch.grid, launch.block, buffer, launch.shared, repeat,
-                                           timeout=timeout) if repeat else None)
-    finally:
+class GPUMachine(Machine):
+    """An image loaded on `gpu`: parameters packed into one buffer at the image's offsets,
+    memory cuMemAlloc'd (and freed, with the module unloaded, when the run ends)."""
+
+    def __init__(self, gpu: GPU, image: Image, timeout: float | None):
+        self.gpu, self.image, self.timeout = gpu, image, timeout
+        self.module = gpu.load_cubin(image.data, image.name, image.arch) if image.kind == "cubin" \
+            else gpu.load_ptx(image.data, image.name)
+        self.addresses = []
+
+    def kernel(self, name: str):
         try:
-            for address in addresses.values():
-                gpu.free(address)
-            module.unload()
+            kernel = find_kernel(self.image, name)
+        except DeviceError as err:
+            raise KernelNotFound(str(err)) from None
+        return self.module.function(kernel), self.image.params[kernel]
+
+    def alloc(self, nbytes: int, key: str) -> int:
+        self.addresses.append(self.gpu.alloc(nbytes))
+        return self.addresses[-1]
+
+    def upload(self, address: int, data) -> None:
+        self.gpu.upload(address, np.ascontiguousarray(data))
+
+    def download(self, address: int, spec):
+        out = np.empty(spec.count, spec.dtype)
+        self.gpu.download(address, out)
+        return out
+
+    @staticmethod
+    def pack(params: list, args: list) -> bytes:
+        buffer = bytearray(max((o + s for o, s in params), default=0))
+        for (offset, size), value in zip(params, args):
+            value = value.to_bytes(8, "little") if isinstance(value, int) else value
+            buffer[offset:offset + size] = value[:size]
+        return bytes(buffer)
+
+    def launch(self, function, launch, params: list, args: list):
+        self.gpu.launch(function, launch.grid, launch.block, self.pack(params, args), launch.shared,
+                        timeout=self.timeout)
+
+    def time(self, function, launch, params: list, args: list, repeat: int) -> float | None:
+        buffer = self.pack(params, args)
+        self.gpu.launch(function, launch.grid, launch.block, buffer, launch.shared, timeout=self.timeout)  # warm-up
+        return self.gpu.launch(function, launch.grid, launch.block, buffer, launch.shared, repeat,
+                               timeout=self.timeout)
+
+    def close(self) -> None:
+        try:
+            for address in self.addresses:
+                self.gpu.free(address)
+            self.module.unload()
         except DeviceError:
             pass  # after a fault the context is gone: the launch's own error is the one to report
-    return run
+
+
+def run_launches(gpu: GPU, image: Image, launches: list, source: str, filename: str,
+                 repeat: int = 0, timeout: float | None = None) -> SpecRun:
+    """Run a kernel file's launches (ptxc.launch.parse_file) on `image`, then read every
+    buffer back, through ptxc.launch's binder (as the emulator's runs are bound; a bad
+    spec is the same SpecError).  With `repeat`, each launch is then timed: one warm-up
+    launch, then the mean of `repeat` launches between CUDA events (after all launches ran
+    once and the buffers were read, so results are final)."""
+    return bind_and_run(GPUMachine(gpu, image, timeout), launches, source, filename, repeat=repeat)

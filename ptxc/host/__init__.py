@@ -4,7 +4,7 @@ memory; printf.py formats output; libc.py is more of the C library; runtime.py i
 CUDA runtime API (device_props.py the device it describes); vectorize.py runs simple
 array loops with NumPy.
 
-The interpreter's GPU (GPU below, or ptxc.device.host_gpu.HostGPU for a real one):
+The interpreter's GPU (GPU below, or ptxc.cli.host_gpu.HostGPU for a real one):
 
     gpu.arch                                       the architecture (cudaGetDeviceProperties)
     gpu.device.malloc(size, name), .free(address)  cudaMalloc, cudaFree

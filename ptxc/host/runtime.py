@@ -1,6 +1,6 @@
 """The CUDA runtime API under `ptxc run`: errors, streams, events, device, host, managed
 and symbol memory, device properties, over the interpreter's host memory and its GPU
-(the emulator, ptxc.host.GPU, or a real one, ptxc.device.host_gpu.HostGPU).
+(the emulator, ptxc.host.GPU, or a real one, ptxc.cli.host_gpu.HostGPU).
 
 Semantics, as NVIDIA's CUDA Runtime API documents them (names and values from
 ptxc/frontend/cuda_runtime_data.py, which scripts/learn_cuda_runtime.py learns from the

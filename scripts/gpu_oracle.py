@@ -1,10 +1,10 @@
 """The GPU as the emulator's oracle: run every testsuite launch on real silicon and keep
 what it computed.
 
-    python -m ptxc.emu.gpu_oracle prepare DIR      # here: sm_90 cubins, inputs, a manifest
-    python -m ptxc.emu.gpu_oracle run DIR OUT      # on a machine with a GPU and CuPy
-    python -m ptxc.emu.gpu_oracle compare DIR OUT  # here: the emulator (nvcc's sm_89 cubins) vs OUT
-    python -m ptxc.emu.gpu_oracle golden DIR OUT   # here: keep the GPU's results for the tests
+    python scripts/gpu_oracle.py prepare DIR      # here: sm_90 cubins, inputs, a manifest
+    python scripts/gpu_oracle.py run DIR OUT      # on a machine with a GPU and CuPy
+    python scripts/gpu_oracle.py compare DIR OUT  # here: the emulator (nvcc's sm_89 cubins) vs OUT
+    python scripts/gpu_oracle.py golden DIR OUT   # here: keep the GPU's results for the tests
                                                    # (tests/data/emu_gpu/h200.npz, read by test_emu_gpu.py)
 
 The GPU lent here is an H200 (sm_90), which refuses sm_89 cubins, so it runs nvcc's
@@ -22,17 +22,17 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-
-from .names import resolve_instance_name
+from ptxc.emu.names import resolve_instance_name
 
 
 def prepare(out_dir: Path) -> None:
     """Compile each testsuite file for sm_89 and sm_90 and write the launches' inputs."""
-    from .. import oracle
-    from .device import Device
-    from .launch_spec import Buffer, initial_contents, kernel_signatures, parse_file, scalar_bytes
+    from ptxc import oracle
+    from ptxc.emu.device import Device
+    from ptxc.launch.spec import Buffer, initial_contents, kernel_signatures, parse_file, scalar_bytes
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest = []
     arrays = {}
@@ -108,7 +108,7 @@ def run(in_dir: Path, out_dir: Path) -> None:
 
 def emulate(in_dir: Path, entry: dict, inputs) -> dict:
     """The emulator's buffers for one manifest entry (nvcc's sm_89 cubin)."""
-    from .device import Device
+    from ptxc.emu.device import Device
     dev = Device()
     kernel = dev.load((in_dir / f"{entry['file']}.sm_89.cubin").read_bytes(), entry["file"]).kernel(entry["kernel"])
     args, addresses = [], {}
@@ -126,8 +126,8 @@ def emulate(in_dir: Path, entry: dict, inputs) -> dict:
 
 
 def compare(in_dir: Path, gpu_dir: Path) -> int:
-    from .device import LaunchError
-    from .specrun import differences
+    from ptxc.emu.device import LaunchError
+    from ptxc.launch.bind import differences
     manifest = json.loads((in_dir / "manifest.json").read_text())
     inputs = np.load(in_dir / "inputs.npz")
     gpu = np.load(gpu_dir / "gpu.npz")

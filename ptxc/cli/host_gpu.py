@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..emu.device import LaunchError
 from ..host.interp import HostError
-from . import GPU, DeviceError, DeviceTimeout, Image, find_kernel
+from ..device import GPU, DeviceError, DeviceTimeout, Image, find_kernel
 
 
 class DeviceMemoryError(LaunchError):

@@ -1,0 +1,115 @@
+"""The code a run or check command runs: ptxc's cubin (each kernel ptxc can lower), nvcc's
+cubin or PTX (through the oracle), and the images the real GPU loads."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ..diagnostics import CompileError, Diagnostic
+
+
+EMULATED_ARCHS = ("sm_89", "sm_90")     # what ptxc.emu.device.Device loads
+
+
+def nvcc_cubin(path: str, arch: str = "sm_89", flags: list[str] = ()) -> bytes:
+    from .. import oracle
+    try:
+        with tempfile.TemporaryDirectory(prefix="ptxc-") as tmp:
+            out = Path(tmp) / "x.cubin"
+            oracle.nvcc_cubin(path, out, arch, flags)
+            return out.read_bytes()
+    except oracle.OracleMissing as exc:
+        raise CompileError(Diagnostic(f"--with=nvcc: {exc}")) from None
+    except RuntimeError as exc:
+        raise CompileError(Diagnostic(f"nvcc failed on '{path}':\n{exc}")) from None
+
+
+def ptxc_cubin(module, path: str, arch: str = "sm_89") -> tuple[bytes | None, dict]:
+    """ptxc's cubin of every kernel it can lower, and {kernel: why not} for the others."""
+    from ..driver import Kernel, cubin_bytes, layout
+    from ..driver import reparse
+    from ..lower.pipeline import Options, lower_function
+    from ..lower.select_instrs import ModuleVars
+    from ..sass.encode import encode
+    from ..sass.table import load
+    table = load(arch)
+    if path.endswith(".cu"):            # the backend reads the frontend's PTX as text (see reparse)
+        module, path, _text = reparse(module, path)
+    options = Options(arch=arch, filename=path, module_vars=ModuleVars.of(module.globals),
+                      functions=tuple(module.functions))
+    kernels, failed = [], {}
+    for ptx_func in module.kernels():
+        try:
+            func = lower_function(ptx_func, options)
+            addrs = layout(func)
+            text = b"".join(encode(instr, addr, table) for addr, instr in addrs)
+        except CompileError as exc:
+            failed[ptx_func.name] = "; ".join(d.message for d in exc.diagnostics)
+            continue
+        except Exception as exc:  # noqa: BLE001 - a lowering gap, reported per kernel
+            failed[ptx_func.name] = f"{type(exc).__name__}: {exc}"
+            continue
+        exits = [addr for addr, instr in addrs if instr.op == "EXIT"]
+        kernels.append(Kernel(ptx_func.name, func, addrs, text, exits))
+    return (cubin_bytes(kernels, arch) if kernels else None), failed
+
+
+def nvcc_ptx(path: str, arch: str, ptx_version: str) -> str:
+    """nvcc's PTX for `arch`, its `.version` lowered to `ptx_version` (for a driver's JIT)."""
+    import re
+    from .. import oracle
+    try:
+        with tempfile.TemporaryDirectory(prefix="ptxc-") as tmp:
+            out = Path(tmp) / "x.ptx"
+            oracle.nvcc_ptx(path, out, arch)
+            text = out.read_text()
+    except oracle.OracleMissing as exc:
+        raise CompileError(Diagnostic(f"--with=nvcc: {exc}")) from None
+    except RuntimeError as exc:
+        raise CompileError(Diagnostic(f"nvcc failed on '{path}':\n{exc}")) from None
+    return re.sub(r"^\.version\s+\S+", f".version {ptx_version}", text, count=1, flags=re.M)
+
+
+NO_SASS_HINT = "--ptx runs ptxc's PTX through the driver's JIT, --with=nvcc runs nvcc's cubin"
+
+
+def device_image(who: str, module, path: str, arch: str, ptx: bool, ptx_version: str,
+                 nvcc_cubin_file: str | None = None):
+    """(ptxc.device.Image, {kernel: why ptxc has no code for it}) of ptxc's (`who` =
+    'ptxc') or nvcc's code for the GPU: a cubin for `arch`, or with `ptx` the PTX text
+    (`.version` ptx_version); for nvcc, `nvcc_cubin_file` instead of running nvcc.  The
+    image is None when ptxc lowers none of the kernels."""
+    from ..cubin.reader import CubinError
+    from ..device import cubin_image, ptx_image
+    stem = Path(path).stem
+    if who == "nvcc":
+        if nvcc_cubin_file:
+            try:
+                data = Path(nvcc_cubin_file).read_bytes()
+                return cubin_image(data, Path(nvcc_cubin_file).name), {}
+            except OSError as exc:
+                raise CompileError(Diagnostic(f"--nvcc-cubin: cannot read '{nvcc_cubin_file}': {exc.strerror}")) from None
+            except CubinError as exc:
+                raise CompileError(Diagnostic(f"--nvcc-cubin: '{nvcc_cubin_file}': {exc}")) from None
+        if ptx:
+            return ptx_image(nvcc_ptx(path, arch, ptx_version), f"{stem}.nvcc.ptx"), {}
+        return cubin_image(nvcc_cubin(path, arch), f"{stem}.nvcc.cubin"), {}
+    if ptx:
+        from ..ptx.printer import print_module
+        module.target, module.version = arch, ptx_version
+        return ptx_image(print_module(module), f"{stem}.ptx"), {}
+    from ..driver import SASS_ARCHS
+    if arch not in SASS_ARCHS:
+        raise CompileError(Diagnostic(f"-arch={arch}: ptxc cannot write {arch} SASS yet (only "
+                                      f"{', '.join(SASS_ARCHS)}); {NO_SASS_HINT}"))
+    cubin, failed = ptxc_cubin(module, path, arch)
+    return (cubin_image(cubin, f"{stem}.cubin") if cubin is not None else None), failed
+
+
+def open_gpu():
+    """The first CUDA GPU (ptxc.device.GPU); no GPU is a CompileError that says so."""
+    from ..device import GPU, DeviceError
+    try:
+        return GPU()
+    except DeviceError as err:
+        raise CompileError(Diagnostic(str(err))) from None
