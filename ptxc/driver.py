@@ -76,22 +76,28 @@ def layout(func) -> list:
     return addrs
 
 
-def lower_module(module: ptx.Module, options) -> list[Kernel]:
-    """`options`: a ptxc.lower.pipeline.Options."""
-    from .lower.pipeline import lower_function
-    from .lower.select_instrs import ModuleVars
+def lower_module(module: ptx.Module, options, failed: dict | None = None) -> list[Kernel]:
+    """Every kernel of `module` lowered (ptxc.lower.pipeline.lower_module, the module
+    driver: `options` a ptxc.lower.pipeline.Options), laid out and encoded.  With
+    `failed` (a dict), a kernel that cannot be lowered or encoded is left out and its
+    exception kept there by name, and no kernel at all is not an error."""
+    from .lower.pipeline import lower_module as lower_functions
     from .sass.encode import encode
     from .sass.table import load
     table = load(options.arch)
-    options = replace(options, module_vars=ModuleVars.of(module.globals), functions=tuple(module.functions))
     kernels = []
-    for ptx_func in module.kernels():
-        func = lower_function(ptx_func, options)
-        addrs = layout(func)
-        text = b"".join(encode(instr, addr, table) for addr, instr in addrs)
+    for name, func in lower_functions(module, options, failed):
+        try:
+            addrs = layout(func)
+            text = b"".join(encode(instr, addr, table) for addr, instr in addrs)
+        except Exception as exc:
+            if failed is None:
+                raise
+            failed[name] = exc
+            continue
         exits = [addr for addr, instr in addrs if instr.op == "EXIT"]
-        kernels.append(Kernel(ptx_func.name, func, addrs, text, exits))
-    if not kernels:
+        kernels.append(Kernel(name, func, addrs, text, exits))
+    if not kernels and failed is None:
         raise CompileError(Diagnostic("no kernel (__global__ / .entry function) to compile"))
     return kernels
 

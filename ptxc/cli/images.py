@@ -26,31 +26,15 @@ def nvcc_cubin(path: str, arch: str = "sm_89", flags: list[str] = ()) -> bytes:
 
 def ptxc_cubin(module, path: str, arch: str = "sm_89") -> tuple[bytes | None, dict]:
     """ptxc's cubin of every kernel it can lower, and {kernel: why not} for the others."""
-    from ..driver import Kernel, cubin_bytes, layout
-    from ..driver import reparse
-    from ..lower.pipeline import Options, lower_function
-    from ..lower.select_instrs import ModuleVars
-    from ..sass.encode import encode
-    from ..sass.table import load
-    table = load(arch)
+    from ..driver import cubin_bytes, lower_module, reparse
+    from ..lower.pipeline import Options
     if path.endswith(".cu"):            # the backend reads the frontend's PTX as text (see reparse)
         module, path, _text = reparse(module, path)
-    options = Options(arch=arch, filename=path, module_vars=ModuleVars.of(module.globals),
-                      functions=tuple(module.functions))
-    kernels, failed = [], {}
-    for ptx_func in module.kernels():
-        try:
-            func = lower_function(ptx_func, options)
-            addrs = layout(func)
-            text = b"".join(encode(instr, addr, table) for addr, instr in addrs)
-        except CompileError as exc:
-            failed[ptx_func.name] = "; ".join(d.message for d in exc.diagnostics)
-            continue
-        except Exception as exc:  # noqa: BLE001 - a lowering gap, reported per kernel
-            failed[ptx_func.name] = f"{type(exc).__name__}: {exc}"
-            continue
-        exits = [addr for addr, instr in addrs if instr.op == "EXIT"]
-        kernels.append(Kernel(ptx_func.name, func, addrs, text, exits))
+    errors, order = {}, [f.name for f in module.kernels()]
+    kernels = lower_module(module, Options(arch=arch, filename=path), errors)
+    failed = {name: "; ".join(d.message for d in exc.diagnostics) if isinstance(exc, CompileError)
+              else f"{type(exc).__name__}: {exc}"     # a lowering gap, reported per kernel
+              for name, exc in sorted(errors.items(), key=lambda e: order.index(e[0]))}
     return (cubin_bytes(kernels, arch) if kernels else None), failed
 
 

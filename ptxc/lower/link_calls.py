@@ -1,7 +1,8 @@
 """link_calls: put the subroutines a kernel calls after its code, and finish each call.
 
-Each `.func` the kernel's real calls reach (lower_calls.callees, transitively) is
-lowered once, as a subroutine (pipeline.lower_function with subroutine=True), and
+Each `.func` the kernel's real calls reach (transitively) is taken from the module's
+subroutines (pipeline.Subroutines: lowered once per module by the same pass list with
+the same options as the kernels, subroutine=True; a copy per kernel), and
 its blocks are appended after the kernel's, before the padding, as ptxas places a
 kernel's callees in its text section.  Labels of a subroutine get its name as a
 prefix; its first block is `SUBROUTINE_LABEL + name`, the target of every CALL of it.
@@ -29,8 +30,11 @@ a compare-and-CALL dispatch, and writes only the kernel's symbols and records
 (MIN_STACK_SIZE as ptxas).  Predicate and uniform values live across a call are
 an error.
 
+A module pass: pipeline.lower_module runs it on each kernel with the module's
+Subroutines.
+
 Expects: a kernel after set_control_codes, its CALLs naming SUBROUTINE_LABEL targets,
-`func.call_context` (select_instrs) for lowering the callees.  Guarantees: every CALL
+`func.call_context` (select_instrs) naming the module's functions.  Guarantees: every CALL
 target is a block of the function; the padding ends the code again.
 """
 from __future__ import annotations
@@ -48,11 +52,11 @@ ALL_SCOREBOARDS = 0x3F
 UNBOUNDED_STACK = 0xFFFFFFFF
 
 
-def link_calls(func) -> None:
+def link_calls(func, subroutines) -> None:
     context = getattr(func, "call_context", None)
     if context is None or getattr(func, "subroutine", False) or not _called(func):
         return
-    subs = _lower_callees(func, context)
+    subs = _callees(func, subroutines)
     pad = func.blocks.pop() if func.blocks and func.blocks[-1].label == PAD_LABEL else None
     for sub in subs.values():
         _join_constant_pool(func, sub)
@@ -74,16 +78,14 @@ def _called(func) -> list[str]:
             for op in i.srcs if isinstance(op, Target) and (op.label or "").startswith(SUBROUTINE_LABEL)]
 
 
-def _lower_callees(func, context) -> dict:
-    from .pipeline import Options, lower_function
-    options = Options(arch=context.arch, filename=context.filename, module_vars=context.module_vars,
-                      functions=tuple(context.functions.values()))
+def _callees(func, subroutines) -> dict:
+    """{name: its own copy of each subroutine} the kernel's calls reach, in the order found."""
     subs, todo = {}, list(dict.fromkeys(_called(func)))
     while todo:
         name = todo.pop(0)
         if name in subs:
             continue
-        sub = lower_function(context.functions[name], options, subroutine=True)
+        sub = subroutines.lower(name)
         _prefix_labels(sub, name)
         subs[name] = sub
         todo += [n for n in _called(sub) if n not in subs]

@@ -1,4 +1,4 @@
-"""The lowering pipeline: one flat list of passes, run in order on each kernel.
+"""The lowering pipeline: one flat list of passes, and the module driver that runs it.
 
 The first passes (marked ptx) rewrite the PTX function: inline_calls copies the
 module's `.func` bodies into the kernel; select_instrs turns PTX into SASS IR and
@@ -7,11 +7,18 @@ the rest rewrite that.  `--print-after=NAME`, `--print-after-all` and
 disabled (the IR they leave behind is not encodable otherwise, or, where `why` says so, computes
 other results); every other pass leaves correct code when disabled (tests/test_optional_passes.py).  A PTX pass is
 printed as PTX, a SASS pass through Options.printer.
+
+lower_module is the module driver: every kernel, and every `.func` kept as a subroutine
+that a kernel's real calls reach, goes through lower_function, the same pass list with
+the same Options (so the pass flags and -maxrregcount reach subroutines too; a subroutine
+skips the kernel_only passes); then the module passes (marked module: link_calls) join
+each kernel with the subroutines it calls.  Each subroutine is lowered once per module.
 """
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from copy import deepcopy
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..diagnostics import CompileError, Diagnostic
@@ -57,6 +64,7 @@ class Pass:
     required: bool = False
     ptx: bool = False          # runs on the PTX function, before select_instrs
     kernel_only: bool = False  # not run on a subroutine (a .func lowered for link_calls)
+    module: bool = False       # run by lower_module on each kernel, given the module's Subroutines
     why: str = ""              # a required pass that would be optional for encodability: why it is not
 
 
@@ -94,7 +102,7 @@ PASSES = [
              "after the divergent code, and their results change"),
     Pass("pad_text", pad_text, required=True, kernel_only=True),
     Pass("set_control_codes", set_control_codes, required=True),
-    Pass("link_calls", link_calls, required=True, kernel_only=True),   # callees after the kernel's code
+    Pass("link_calls", link_calls, required=True, kernel_only=True, module=True),   # callees after the kernel's code
 ]
 PASS_NAMES = [p.name for p in PASSES]
 
@@ -122,16 +130,16 @@ def check_pass_names(names, option: str) -> None:
 
 
 def lower_function(ptx_func: ptx.Function, options: Options, subroutine: bool = False):
-    """Run every pass on one kernel (or, with subroutine, on a .func that link_calls
-    places after a kernel); return its SASS IR function (physical registers, control codes)."""
+    """Run every function pass on one kernel (or, with subroutine, on a .func that
+    link_calls places after a kernel); return its SASS IR function (physical registers,
+    control codes).  The module passes are lower_module's."""
     func = None
     for p in PASSES:
-        if p.name in options.disabled or (subroutine and p.kernel_only):
+        if p.name in options.disabled or (subroutine and p.kernel_only) or p.module:
             continue
         if p.ptx:
             ptx_func = p.run(ptx_func, options.functions, options.filename)
-            if options.printer and ("*" in options.print_after or p.name in options.print_after):
-                print_ptx(p.name, ptx_func)
+            _print_after(p.name, ptx_func, options, print_ptx)
             continue
         if p.run is None:
             func = select_instrs(ptx_func, options.arch, options.filename, options.module_vars)
@@ -142,9 +150,60 @@ def lower_function(ptx_func: ptx.Function, options: Options, subroutine: bool = 
             p.run(func, options.arch)
         else:
             p.run(func)
-        if options.printer and ("*" in options.print_after or p.name in options.print_after):
-            options.printer(p.name, func)
+        _print_after(p.name, func, options)
     return func
+
+
+def _print_after(name: str, func, options: Options, printer: Callable | None = None) -> None:
+    if options.printer and ("*" in options.print_after or name in options.print_after):
+        (printer or options.printer)(name, func)
+
+
+class Subroutines:
+    """The module's `.func`s kept as subroutines, each lowered once, on first use, by
+    lower_function with the module's Options; every kernel that calls one gets its own
+    copy (link_calls renames its labels and sets its return addresses in place).  A
+    subroutine that cannot be lowered raises its error for every kernel that calls it."""
+
+    def __init__(self, functions: dict, options: Options):
+        self.functions, self.options = functions, options
+        self.lowered = {}
+
+    def lower(self, name: str):
+        if name not in self.lowered:
+            try:
+                self.lowered[name] = lower_function(self.functions[name], self.options, subroutine=True)
+            except Exception as exc:   # noqa: BLE001 - kept, raised again for each caller
+                self.lowered[name] = exc
+        sub = self.lowered[name]
+        if isinstance(sub, Exception):
+            raise sub
+        shared = [getattr(sub, name) for name in ("call_context", "module_vars") if hasattr(sub, name)]
+        return deepcopy(sub, {id(obj): obj for obj in shared})   # the module's facts stay shared
+
+
+def lower_module(module: ptx.Module, options: Options, failed: dict | None = None) -> list:
+    """[(kernel name, SASS IR function)] of the module's kernels, in order, each joined with
+    its subroutines.  With `failed` (a dict), a kernel whose lowering raises is left out
+    and the exception kept there by name instead of raised."""
+    from .inline_calls import functions_by_name
+    options = replace(options, module_vars=ModuleVars.of(module.globals), functions=tuple(module.functions))
+    subroutines = Subroutines(functions_by_name(options.functions), options)
+    lowered = []
+    for ptx_func in module.kernels():
+        try:
+            func = lower_function(ptx_func, options)
+            for p in PASSES:
+                if p.module and p.name not in options.disabled:
+                    p.run(func, subroutines)
+                    _print_after(p.name, func, options)
+        except Exception as exc:
+            if failed is None:
+                raise
+            failed[ptx_func.name] = exc
+            continue
+        lowered.append((ptx_func.name, func))
+    return lowered
 
 
 def print_ptx(pass_name: str, func: ptx.Function) -> None:
