@@ -31,8 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ptxc.lower.assign_regs import (assign_regs, build_code, map_regs, read_regs,  # noqa: E402
-                                    is_guarded, units, written_regs, BRANCHES, ENDS)
+from ptxc.lower.analysis import (build_code, map_regs, read_regs,  # noqa: E402
+                                 is_guarded, units, written_regs, BRANCHES, ENDS)
+from ptxc.lower.assign_regs import assign_regs  # noqa: E402
 from ptxc.lower.check_regs import check_allocation  # noqa: E402
 from ptxc.sass.ir import Block, CBank, Function, Imm, Instr, Mem, Reg, SpecialReg, Target  # noqa: E402
 from ptxc.sass.listing import parse_cuobjdump_sass  # noqa: E402

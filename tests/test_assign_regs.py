@@ -354,7 +354,8 @@ def test_checker_catches_a_planted_liveness_bug(monkeypatch):
         Instr("EXIT", (), [], [], pred=r),
         Instr("EXIT")])])
     check_random(copy.deepcopy(func))
-    monkeypatch.setattr(module, "uses_and_kills", kills_when_guarded)
+    from ptxc.lower import analysis             # (liveness lives there)
+    monkeypatch.setattr(analysis, "uses_and_kills", kills_when_guarded)
     before = copy.deepcopy(func)
     module.assign_regs(func)
     with pytest.raises(AllocationMismatch, match="reads %R0"):

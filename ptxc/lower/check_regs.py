@@ -19,7 +19,7 @@ liveness, values and interference are not used, so it does not repeat their bugs
 """
 from __future__ import annotations
 
-from .assign_regs import is_guarded, read_regs, successors, units, written_regs
+from .analysis import is_guarded, read_regs, successors, units, written_regs
 from ..sass.ir import Mem, Reg
 
 

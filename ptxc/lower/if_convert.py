@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..sass.ir import Instr, Reg, Target
-from .assign_regs import BRANCHES, STOPS, _has_condition, is_guarded
+from .analysis import BRANCHES, STOPS, _has_condition, is_guarded, predecessors as _preds
 from .simplify_cfg import is_branch_to_next
 
 TRIANGLE_LIMIT = 8
@@ -43,7 +43,7 @@ def if_convert(func) -> None:
 
 class _BlockFacts:
     """What the CFG of a block depends on, read from its instructions once: the labels
-    its branches name (as assign_regs.successors reads them), whether it falls through,
+    its branches name (as analysis.successors reads them), whether it falls through,
     and every Target label of its instructions.  Kept per instruction list: a block
     _convert_one changes gets a new list (and no list is changed in place meanwhile)."""
 
@@ -66,7 +66,7 @@ class _BlockFacts:
         return entry[1]
 
     def successors(self, func) -> list:
-        """assign_regs.successors(func), from the kept facts."""
+        """analysis.successors(func), from the kept facts."""
         index = {block.label: b for b, block in enumerate(func.blocks)}
         succs = []
         last = len(func.blocks) - 1
@@ -201,14 +201,6 @@ def _is_jump(block) -> bool:
 def _is_conditional_jump(instr) -> bool:
     return (instr is not None and instr.op == "BRA" and instr.pred is not None and len(instr.srcs) == 1
             and isinstance(instr.srcs[0], Target) and not instr.pred.is_zero)
-
-
-def _preds(succs) -> list:
-    preds = [[] for _ in succs]
-    for b, out in enumerate(succs):
-        for s in out:
-            preds[s].append(b)
-    return preds
 
 
 def _drop_empty_unreached(func, targets: set) -> None:

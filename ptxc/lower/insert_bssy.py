@@ -28,7 +28,7 @@ preheaders added before loop headers where needed.
 from __future__ import annotations
 
 from ..sass.ir import Block, Instr, Reg, Target
-from .assign_regs import successors
+from .analysis import dominates as _dominates, dominators, post_dominators, predecessors, successors
 from .kernel_info import info_of
 
 MAX_BARRIERS = 16
@@ -58,12 +58,9 @@ def _regions(func) -> list:
     """(entry label, join label) per divergent region, deduplicated."""
     succs = successors(func)
     n = len(func.blocks)
-    preds = [[] for _ in range(n)]
-    for b, out in enumerate(succs):
-        for s in out:
-            preds[s].append(b)
-    ipdom = _post_dominators(succs, n)
-    idom = _dominators(preds, n)
+    preds = predecessors(succs)
+    ipdom = post_dominators(succs, n)
+    idom = dominators(preds, n)
     found = []   # (entry block, is a preheader of it, join block)
     for b, block in enumerate(func.blocks):
         branch = block.instrs[-1] if block.instrs else None
@@ -116,92 +113,6 @@ def _loop_header(region: set, branch: int, idom: list, preds: list):
     return best
 
 
-def _dominates(idom: list, a: int, b: int) -> bool:
-    while b is not None:
-        if a == b:
-            return True
-        b = idom[b] if idom[b] != b else None
-    return False
-
-
-def _dominators(preds: list, n: int) -> list:
-    """Immediate dominators (Cooper, Harvey, Kennedy), block 0 the entry; None if unreachable."""
-    order = _reverse_postorder([[s for s in range(n) if b in preds[s]] for b in range(n)], 0, n)
-    rank = {b: k for k, b in enumerate(order)}
-    idom = [None] * n
-    idom[0] = 0
-    changed = True
-    while changed:
-        changed = False
-        for b in order[1:]:
-            new = None
-            for p in preds[b]:
-                if idom[p] is None:
-                    continue
-                new = p if new is None else _intersect(idom, rank, p, new)
-            if new is not None and idom[b] != new:
-                idom[b], changed = new, True
-    return idom
-
-
-def _intersect(idom, rank, a, b):
-    while a != b:
-        while rank[a] > rank[b]:
-            a = idom[a]
-        while rank[b] > rank[a]:
-            b = idom[b]
-    return a
-
-
-def _reverse_postorder(succs, start: int, n: int) -> list:
-    seen, order = set(), []
-
-    def visit(b):
-        stack = [(b, iter(succs[b]))]
-        seen.add(b)
-        while stack:
-            node, it = stack[-1]
-            nxt = next((s for s in it if s not in seen), None)
-            if nxt is None:
-                stack.pop()
-                order.append(node)
-            else:
-                seen.add(nxt)
-                stack.append((nxt, iter(succs[nxt])))
-    visit(start)
-    return list(reversed(order))
-
-
-def _post_dominators(succs, n: int) -> list:
-    """Immediate post-dominators; node n is the virtual exit every exiting block reaches."""
-    rsuccs = [[] for _ in range(n + 1)]   # edges of the reversed graph
-    for b, out in enumerate(succs):
-        if not out:
-            rsuccs[n].append(b)
-        for s in out:
-            rsuccs[s].append(b)
-    rpreds = [[] for _ in range(n + 1)]
-    for b, out in enumerate(rsuccs):
-        for s in out:
-            rpreds[s].append(b)
-    order = _reverse_postorder(rsuccs, n, n + 1)
-    rank = {b: k for k, b in enumerate(order)}
-    ipdom = [None] * (n + 1)
-    ipdom[n] = n
-    changed = True
-    while changed:
-        changed = False
-        for b in order[1:]:
-            new = None
-            for p in rpreds[b]:
-                if ipdom[p] is None:
-                    continue
-                new = p if new is None else _intersect(ipdom, rank, p, new)
-            if new is not None and ipdom[b] != new:
-                ipdom[b], changed = new, True
-    return [x if x != n else None for x in ipdom[:n]]
-
-
 def _with_preheaders(func, regions: list) -> list:
     """Replace ('preheader', header) entries by a block that enters the loop once,
     creating one before the header when the block entering it does not fit."""
@@ -224,23 +135,13 @@ def _preheader(func, header: str) -> str:
     the loop from outside (back edges come from blocks the header dominates)."""
     succs = successors(func)
     n = len(func.blocks)
-    preds = [[] for _ in range(n)]
-    for b, out in enumerate(succs):
-        for s in out:
-            preds[s].append(b)
-    idom = _dominators(preds, n)
+    preds = predecessors(succs)
+    idom = dominators(preds, n)
     h = next(k for k, b in enumerate(func.blocks) if b.label == header)
     outside = [p for p in preds[h] if not _dominates(idom, h, p)]
     label = f"{header}$preheader"
-    for p in outside:
-        for instr in func.blocks[p].instrs:
-            if instr.op == "BRA":
-                instr.srcs = [Target(label) if isinstance(op, Target) and op.label == header else op
-                              for op in instr.srcs]
-    before = h - 1
-    if before >= 0 and before not in outside and _falls_into(func, before, succs, h):
-        func.blocks[before].instrs.append(Instr("BRA", (), [], [Target(header)], comment="back edge"))
-    func.blocks.insert(h, Block(label))
+    _redirect(func, outside, header, label)
+    _insert_before(func, h, label, succs, outside, "back edge")
     return label
 
 
@@ -257,17 +158,28 @@ def _private_join(func, entry: str, join: str, serial: int) -> str:
     if not outside:
         return join
     label = f"{join}$join{serial}"
-    for p in region:
-        if j in succs[p]:
-            for instr in func.blocks[p].instrs:
-                if instr.op == "BRA":
-                    instr.srcs = [Target(label) if isinstance(op, Target) and op.label == join else op
-                                  for op in instr.srcs]
-    before = j - 1
-    if before >= 0 and before not in region and _falls_into(func, before, succs, j):
-        func.blocks[before].instrs.append(Instr("BRA", (), [], [Target(join)], comment="past the join"))
-    func.blocks.insert(j, Block(label))
+    _redirect(func, [p for p in region if j in succs[p]], join, label)
+    _insert_before(func, j, label, succs, region, "past the join")
     return label
+
+
+def _redirect(func, blocks, old: str, new: str) -> None:
+    """The branches to label `old` in `blocks` (indices) go to `new` instead."""
+    for p in blocks:
+        for instr in func.blocks[p].instrs:
+            if instr.op == "BRA":
+                instr.srcs = [Target(new) if isinstance(op, Target) and op.label == old else op
+                              for op in instr.srcs]
+
+
+def _insert_before(func, at: int, label: str, succs, redirected, comment: str) -> None:
+    """An empty block `label` before block `at`; the block above, if it fell into `at`
+    and is not among those `redirected` to the new block, branches over it."""
+    target = func.blocks[at].label
+    before = at - 1
+    if before >= 0 and before not in redirected and _falls_into(func, before, succs, at):
+        func.blocks[before].instrs.append(Instr("BRA", (), [], [Target(target)], comment=comment))
+    func.blocks.insert(at, Block(label))
 
 
 def _falls_into(func, b: int, succs, h: int) -> bool:

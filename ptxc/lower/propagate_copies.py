@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..sass.ir import Mem, Reg
-from .assign_regs import map_regs
+from .analysis import map_regs
 from .vregs import reg_operands, write_counts
 
 

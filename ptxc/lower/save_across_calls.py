@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..diagnostics import CompileError, Diagnostic
 from ..sass.ir import Imm, Instr, Mem, PT, RZ, Reg
-from .assign_regs import build_code, collect_values
+from .analysis import build_code, collect_values
 from .kernel_info import info_of
 from .spill_regs import _set_frame
 

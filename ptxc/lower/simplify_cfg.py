@@ -14,7 +14,7 @@ Guarantees: the same paths through the code; no block is left unreachable.
 from __future__ import annotations
 
 from ..sass.ir import Target
-from .assign_regs import successors
+from .analysis import successors
 
 
 def simplify_cfg(func) -> None:

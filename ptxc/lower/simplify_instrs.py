@@ -33,7 +33,7 @@ from dataclasses import replace
 from itertools import chain
 
 from ..sass.ir import Imm, Instr, Mem, Reg, RZ, PT
-from .assign_regs import map_regs
+from .analysis import map_regs
 from .propagate_copies import propagate_copies
 from .vregs import units, write_counts
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..sass.ir import Imm, Instr, Reg, RZ, PT
-from .assign_regs import build_code, read_regs, written_regs
+from .analysis import build_code, read_regs, written_regs
 from .vregs import pressure_bound
 
 PREDICATES = 7

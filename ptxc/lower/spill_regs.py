@@ -19,7 +19,8 @@ from dataclasses import replace
 
 from ..diagnostics import CompileError
 from ..sass.ir import Imm, Instr, Mem, Reg, RZ
-from .assign_regs import assign_regs, build_code, collect_values, read_regs, written_regs
+from .analysis import build_code, collect_values, read_regs, written_regs
+from .assign_regs import assign_regs
 from .kernel_info import frame_bytes, info_of
 from .vregs import pressure_bound
 

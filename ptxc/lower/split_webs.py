@@ -21,7 +21,7 @@ from collections import deque
 from dataclasses import replace
 
 from ..sass.ir import Mem, Reg
-from .assign_regs import is_guarded, map_regs, read_regs, successors, written_regs
+from .analysis import is_guarded, map_regs, read_regs, successors, written_regs
 
 
 def split_webs(func) -> None:

@@ -21,7 +21,7 @@ def regs_in(operand) -> list[Reg]:
 
 
 def reg_operands(instr):
-    """Every register operand of an instruction that assign_regs.map_regs maps:
+    """Every register operand of an instruction that analysis.map_regs maps:
     destinations, sources, their address bases and constant-bank indices, the guard."""
     for op in chain(instr.dsts, instr.srcs):
         if isinstance(op, Reg):
@@ -224,12 +224,12 @@ def write_counts(func, keys: set) -> dict:
 
 def pressure_bound(func, file: str) -> int:
     """An upper bound on the units of register file `file` live after an instruction
-    together with the ones it writes (assign_regs.liveness), from one scan, with no
+    together with the ones it writes (analysis.liveness), from one scan, with no
     liveness: a unit whose every read and write is in one block, the first of them an
     unguarded write that does not read it, is live only from that write to its last
     read (no path reaches a read of it without passing the write first); every other
     unit is counted as live everywhere."""
-    from .assign_regs import is_guarded, read_regs
+    from .analysis import is_guarded, read_regs
     block_of: dict = {}         # unit -> its block (block-local units)
     span: dict = {}             # unit -> (first, last) instruction index, block-local units
     spread: set = set()         # units counted as live everywhere
