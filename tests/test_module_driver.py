@@ -40,3 +40,14 @@ def test_print_after_and_disable_pass_reach_the_subroutine(capsys):
     with_pass = _dumps(capsys, "--print-after-all")
     without = _dumps(capsys, "--print-after-all", f"--disable-pass={optional}")
     assert (optional, "_Z3fibi") in with_pass and (optional, "_Z3fibi") not in without
+
+
+def test_max_regs_reaches_the_subroutine():
+    """Options.max_regs (-maxrregcount) bounds the subroutine's registers as the kernel's."""
+    from ptxc.lower.pipeline import Options, lower_module
+    from ptxc.ptx.parser import parse_ptx
+    seen = []
+    options = Options(filename=str(RECURSIVE), max_regs=24, print_after={"select_instrs"},
+                      printer=lambda name, func: seen.append((func.name, func.info.max_reg_count)))
+    lower_module(parse_ptx(RECURSIVE.read_text(), str(RECURSIVE)), options)
+    assert seen == [("recursive_fib", 24), ("_Z3fibi", 24)]
