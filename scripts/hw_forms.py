@@ -705,10 +705,26 @@ def cvt_forms() -> list[Form]:
 
 
 def member_mask(case: int, mask: str) -> int:
-    """The member mask a thread passes: all 32 lanes, or its half-warp (%mhalf)."""
-    if mask != "%mhalf":
-        return int(mask, 0)
-    return 0xffff0000 if case & 16 else 0x0000ffff
+    """The member mask a thread passes: all 32 lanes, its half-warp (%mhalf), its tile
+    of 8 lanes (%mtile), or an immediate (`.part` forms: only the lanes it names run)."""
+    if mask == "%mhalf":
+        return 0xffff0000 if case & 16 else 0x0000ffff
+    if mask == "%mtile":
+        return 0xff << (case & 24)
+    return int(mask, 0)
+
+
+MASK_SUFFIX = {"0xffffffff": "", "%mhalf": ".half", "%mtile": ".tile", "0x0000ffff": ".part"}
+
+
+def only_members(mask: str, ref):
+    """A warp reference whose lanes outside an immediate mask (which skip the form) are unknown."""
+    if not mask.startswith("0x") or ref is None:
+        return ref
+
+    def limited(cols):
+        return [r if member_mask(c, mask) >> (c & 31) & 1 else (None,) * len(r) for c, r in enumerate(ref(cols))]
+    return limited
 
 
 def warp_lanes(case: int, m: int) -> list[int]:
@@ -786,26 +802,38 @@ def warp_forms() -> list[Form]:
         half_lane = "u32:lane" if kind != "bfly" else "u32:small"
         add(f"shfl.sync.{kind}.b32.half", f"shfl.sync.{kind}.b32 {{o0}}|{{o1}}, {{i0}}, {{i1}}, {clamp}, {{mask}};",
             ("b32", half_lane), ("b32", "pred"), "%mhalf", warp_ref=bfly_ref("%mhalf") if kind == "bfly" else None)
-    for kind in ("all", "any", "uni"):
-        for mask in ("0xffffffff", "%mhalf"):
-            add(f"vote.sync.{kind}.pred" + (".half" if mask != "0xffffffff" else ""),
-                f"vote.sync.{kind}.pred {{o0}}, {{i0}}, {{mask}};", ("pred",), ("pred",), mask,
-                warp_ref=vote_ref(kind, mask))
-    for mask in ("0xffffffff", "%mhalf"):
-        sfx = ".half" if mask != "0xffffffff" else ""
-        add(f"vote.sync.ballot.b32{sfx}", "vote.sync.ballot.b32 {o0}, {i0}, {mask};", ("pred",), ("b32",), mask,
-            warp_ref=vote_ref("ballot", mask))
-        add(f"bar.warp.sync{sfx}", "bar.warp.sync {mask};\n\tmov.b32 {o0}, {i0};", ("b32",), ("b32",), mask,
-            warp_ref=lambda cols: [(v,) for v in cols[0]])
-        add(f"match.any.sync.b32{sfx}", "match.any.sync.b32 {o0}, {i0}, {mask};", ("u32:small",), ("b32",), mask,
-            warp_ref=match_any_ref(mask))
-        add(f"match.all.sync.b32{sfx}", "match.all.sync.b32 {o0}|{o1}, {i0}, {mask};", ("u32:small",),
-            ("b32", "pred"), mask, values=[1, 1, 1, 1, 2])
-        add(f"match.any.sync.b64{sfx}", "match.any.sync.b64 {o0}, {i0}, {mask};", ("u64:small",), ("b32",), mask)
+    # every mask shape: the whole warp, per half-warp and per 8-lane tile (registers that
+    # differ between lanes: ptxas's WARPSYNC.EXCLUSIVE groups), and the immediate
+    # 0x0000ffff (.part) that only lanes 0-15 run, behind a guard (their outputs are set
+    # first; the others' are unknown to the reference)
+    for mask in ("0xffffffff", "%mhalf", "%mtile", "0x0000ffff"):
+        sfx = MASK_SUFFIX[mask]
+
+        def body(text, preset=("{o0}",)):
+            if not sfx == ".part":
+                return text
+            init = "".join(f"mov.b32 {o}, 0;\n\t" if o != "pred" else "setp.ne.u32 {o0}, %tix, %tix;\n\t"
+                           for o in preset)
+            return init + "@%plow " + text
+
+        for kind in ("all", "any", "uni"):
+            add(f"vote.sync.{kind}.pred{sfx}", body(f"vote.sync.{kind}.pred {{o0}}, {{i0}}, {{mask}};", ("pred",)),
+                ("pred",), ("pred",), mask, warp_ref=only_members(mask, vote_ref(kind, mask)))
+        add(f"vote.sync.ballot.b32{sfx}", body("vote.sync.ballot.b32 {o0}, {i0}, {mask};"), ("pred",), ("b32",), mask,
+            warp_ref=only_members(mask, vote_ref("ballot", mask)))
+        add(f"bar.warp.sync{sfx}", body("bar.warp.sync {mask};\n\tmov.b32 {o0}, {i0};"), ("b32",), ("b32",), mask,
+            warp_ref=only_members(mask, lambda cols: [(v,) for v in cols[0]]))
+        add(f"match.any.sync.b32{sfx}", body("match.any.sync.b32 {o0}, {i0}, {mask};"), ("u32:small",), ("b32",),
+            mask, warp_ref=only_members(mask, match_any_ref(mask)))
+        if sfx != ".part":       # (a guarded `d|p` destination pair: the predicate's preset aside)
+            add(f"match.all.sync.b32{sfx}", "match.all.sync.b32 {o0}|{o1}, {i0}, {mask};", ("u32:small",),
+                ("b32", "pred"), mask, values=[1, 1, 1, 1, 2])
+        add(f"match.any.sync.b64{sfx}", body("match.any.sync.b64 {o0}, {i0}, {mask};"), ("u64:small",), ("b32",),
+            mask)
         for op, t in (("add", "u32"), ("add", "s32"), ("min", "u32"), ("min", "s32"), ("max", "u32"),
                       ("max", "s32"), ("and", "b32"), ("or", "b32"), ("xor", "b32")):
-            add(f"redux.sync.{op}.{t}{sfx}", f"redux.sync.{op}.{t} {{o0}}, {{i0}}, {{mask}};", (t,), (t,), mask,
-                warp_ref=redux_ref(op, t, mask))
+            add(f"redux.sync.{op}.{t}{sfx}", body(f"redux.sync.{op}.{t} {{o0}}, {{i0}}, {{mask}};"), (t,), (t,), mask,
+                warp_ref=only_members(mask, redux_ref(op, t, mask)))
     add("activemask.b32", "activemask.b32 {o0};\n\tmov.b32 {o1}, {i0};", ("b32",), ("b32", "b32"))
     return out
 
@@ -825,8 +853,13 @@ def atom_forms() -> list[Form]:
             out.append(Form(f"red.global.{op}.{t}", f"red.global.{op}.{t} [{{m}}], {{i1}};", (t, t), (), None,
                             "atom", mem="own", arch=arch))
         if not t.startswith(("f", "bf")) and op not in ("exch",):
-            out.append(Form(f"atom.global.{op}.{t}.same", f"red.global.{op}.{t} [{{m}}], {{i1}};", (t, t), (), None,
-                            "atom", mem="shared"))
+            # inc/dec with different operands do not commute: on one address the result
+            # is the order the lanes came in (ptxc's and ptxas's cubins, the same REDG.E.INC, gave
+            # different values on the H200), so
+            # every lane gives the same operand there
+            operand = "1000" if op in ("inc", "dec") else "{i1}"
+            out.append(Form(f"atom.global.{op}.{t}.same", f"red.global.{op}.{t} [{{m}}], {operand};", (t, t), (),
+                            None, "atom", mem="shared"))
     for t in ("b32", "b64"):
         out.append(Form(f"atom.global.cas.{t}", f"atom.global.cas.{t} {{o0}}, [{{m}}], {{i1}}, {{i2}};",
                         (t + ":small", t + ":small", t), (t,), None, "atom", mem="own"))
@@ -923,7 +956,7 @@ def ptx_of(group: Group, arch: str, only: set | None = None) -> str:
         f"// generated by scripts/hw_forms.py (group {group.name}); do not edit",
         f".version {version}", f".target {arch}", ".address_size 64", "",
         f".visible .entry k_{group.name}(.param .u64 p_in, .param .u64 p_out, .param .u32 p_sel)", "{",
-        "\t.reg .b64 %pin0, %pout0, %pin, %pout, %toff;", "\t.reg .b32 %tix, %half, %mhalf;", "\t.reg .pred %ph, %pskip, %psome;", "\t.reg .b32 %sel;",
+        "\t.reg .b64 %pin0, %pout0, %pin, %pout, %toff;", "\t.reg .b32 %tix, %half, %mhalf, %tsh, %mtile;", "\t.reg .pred %ph, %pskip, %psome, %plow;", "\t.reg .b32 %sel;",
         *decls,
         "\tld.param.u64 %pin0, [p_in];", "\tld.param.u32 %sel, [p_sel];",
         "\tsetp.ne.u32 %psome, %sel, -1;", "\tld.param.u64 %pout0, [p_out];",
@@ -932,6 +965,8 @@ def ptx_of(group: Group, arch: str, only: set | None = None) -> str:
         "\tadd.s64 %pin, %pin0, %toff;", "\tadd.s64 %pout, %pout0, %toff;",
         "\tand.b32 %half, %tix, 16;", "\tsetp.ne.u32 %ph, %half, 0;",
         "\tselp.b32 %mhalf, 0xffff0000, 0x0000ffff, %ph;",
+        "\tand.b32 %tsh, %tix, 24;", "\tmov.b32 %mtile, 0xff;", "\tshl.b32 %mtile, %mtile, %tsh;",
+        "\tand.b32 %tsh, %tix, 31;", "\tsetp.lt.u32 %plow, %tsh, 16;",
         *body, "\tret;", "}", ""])
 
 

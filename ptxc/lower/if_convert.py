@@ -12,7 +12,9 @@ only its branch enters it, it ends by reaching the join, none of its instruction
 is guarded already, branches, synchronizes the warp or the block, or writes the
 branch's predicate; one block is never both arms.  A branch to where control
 falls anyway (`@P BRA L ; L:`, its arm emptied) is deleted.  Nested arms convert from the inside out.  Blocks that end up
-entered only by falling through are merged into their predecessor.
+entered only by falling through are merged into their predecessor (not an exclusive
+group's block, opened by WARPSYNC.EXCLUSIVE, nor the one after it: insert_bssy puts its
+BSYNC there).
 
 Expects: virtual registers; blocks in layout order that end at their first branch.
 Guarantees: the same values on every path; fewer branches and blocks.
@@ -23,6 +25,7 @@ from dataclasses import replace
 
 from ..sass.ir import Instr, Reg, Target
 from .analysis import BRANCHES, STOPS, _has_condition, is_guarded, predecessors as _preds
+from .insert_bssy import opens_exclusive
 from .simplify_cfg import is_branch_to_next
 
 TRIANGLE_LIMIT = 8
@@ -226,7 +229,8 @@ def _merge_blocks(func) -> None:
             k = 1
         while k < len(func.blocks):
             prev, block = func.blocks[k - 1], func.blocks[k]
-            if block.label not in targets and not any(i.op in ("BRA", "EXIT", "RET") for i in prev.instrs):
+            if block.label not in targets and not any(i.op in ("BRA", "EXIT", "RET") or opens_exclusive(i)
+                                                      for i in prev.instrs + block.instrs[:1]):
                 break
             k += 1
         else:

@@ -19,10 +19,16 @@ loop and not per iteration.  Regions with the same join and nested entries share
 one barrier; barriers are numbered so that regions that overlap use different
 ones (at most 16).
 
+A collective under a member mask that differs between lanes comes from select_instrs
+as a block of its own opened by `WARPSYNC.EXCLUSIVE mask` (sm_90's vote/match/redux,
+sm_89's redux): its BSSY goes just before that WARPSYNC and its BSYNC at the start of
+the block after it, as ptxas writes them, so the groups the WARPSYNC splits the warp
+into run together again after the collective.
+
 Expects: the final code (after order_instrs and assign_regs): blocks in layout
 order, branches naming block labels, `bra.uni` branches marked by their comment.
-Guarantees: every divergent branch is inside a BSSY/BSYNC pair whose BSYNC every
-path from the branch reaches (or exits first); blocks keep their order, with
+Guarantees: every divergent branch and every WARPSYNC.EXCLUSIVE is inside a BSSY/BSYNC
+pair whose BSYNC every path from it reaches (or exits first); blocks keep their order, with
 preheaders added before loop headers where needed.
 """
 from __future__ import annotations
@@ -36,13 +42,17 @@ MAX_BARRIERS = 16
 
 def insert_bssy(func) -> None:
     regions = _regions(func)
-    if not regions:
+    groups = _exclusive_groups(func)
+    if not regions and not groups:
         return
-    regions = _with_preheaders(func, regions)
-    regions = [(entry, _private_join(func, entry, join, k)) for k, (entry, join) in enumerate(regions)]
+    if regions:
+        regions = _with_preheaders(func, regions)
+        regions = [(entry, _private_join(func, entry, join, k)) for k, (entry, join) in enumerate(regions)]
+    groups = _exclusive_groups(func)          # (after the preheaders: indices moved)
     succs = successors(func)
     index = {b.label: k for k, b in enumerate(func.blocks)}
     spans = [_span(succs, index[entry], index[join]) | {index[entry], index[join]} for entry, join in regions]
+    spans += [{k, k + 1} for k in groups]
     colors = _color(spans)
     for (entry, join), barrier in zip(regions, colors):
         block = func.blocks[index[entry]]
@@ -51,7 +61,25 @@ def insert_bssy(func) -> None:
             at -= 1
         block.instrs.insert(at, Instr("BSSY", (), [Reg("B", barrier)], [Target(join)], comment="divergent region"))
         func.blocks[index[join]].instrs.insert(0, Instr("BSYNC", (), [], [Reg("B", barrier)], comment="join"))
+    for k, barrier in zip(groups, colors[len(regions):]):
+        block, join = func.blocks[k], func.blocks[k + 1]
+        at = next(n for n, i in enumerate(block.instrs) if opens_exclusive(i))
+        block.instrs.insert(at, Instr("BSSY", (), [Reg("B", barrier)], [Target(join.label)], comment="exclusive group"))
+        join.instrs.insert(0, Instr("BSYNC", (), [], [Reg("B", barrier)], comment="exclusive group's end"))
     info_of(func).convergence_barriers = max(colors) + 1
+
+
+def opens_exclusive(instr) -> bool:
+    """Whether `instr` opens an exclusive group (its block ends where the group does:
+    passes that merge blocks keep that boundary)."""
+    return instr.op == "WARPSYNC" and "EXCLUSIVE" in instr.mods
+
+
+def _exclusive_groups(func) -> list:
+    """Indices of the blocks select_instrs opened with WARPSYNC.EXCLUSIVE (a collective
+    under a varying member mask, isel_control._warpsync): each group's lanes run the
+    block apart from the others', and meet again at the next block's start."""
+    return [k for k, b in enumerate(func.blocks[:-1]) if any(opens_exclusive(i) for i in b.instrs)]
 
 
 def _regions(func) -> list:

@@ -13,8 +13,9 @@ from dataclasses import replace
 
 from ..ptx import ir as ptx
 from ..sass.ir import Imm, Reg, SpecialReg, Target, RZ, PT
-from .isel_int import (FALSE, TRUE, ZERO, ISETP_CMP, UNSIGNED_CMP, _in_reg, compare64, extend, size_of, type_of,
-                       wide)
+from .isel_int import (FALSE, TRUE, ZERO, ISETP_CMP, UNSIGNED_CMP, _in_reg, compare64, extend, lop3, size_of,
+                       type_of, wide)
+from .remove_convergent_warpsyncs import MEMBER_MASK   # dropped where the code is convergent
 from .select_instrs import CBANK0_SREGS, S2R_SREGS, Selector, Unsupported, half
 
 
@@ -98,16 +99,99 @@ def bar_red(s: Selector, i: ptx.Instr):
 
 
 def bar_warp_sync(s: Selector, i: ptx.Instr):
+    """bar.warp.sync (__syncwarp): WARPSYNC, always kept (ptxas keeps it)."""
     mask = s.value(i.operands[0], "b32")
     s.emit("WARPSYNC", (), [], [mask])
 
 
-def _warpsync(s: Selector, mask_op):
-    """Threads named by a mask other than the whole warp meet first."""
+VARYING_MASK = "varying member mask"  # kept: the lanes name different masks
+EXCLUSIVE = "exclusive collective"    # insert_bssy brackets it with BSSY/BSYNC
+
+# The collectives ptxas lowers, under a member mask that may differ between lanes, as
+# `BSSY; WARPSYNC.EXCLUSIVE mask; op; BSYNC` (each mask's lanes run the op as a group
+# of their own).  The others get a plain `WARPSYNC mask`, then the op over the lanes
+# present, then the result cut down to the mask (sm_89's vote and match; measured with
+# ptxas 13 on per-half-warp masks, docs/passes.md).
+EXCLUSIVE_OPS = {"sm_89": frozenset({"REDUX"}), "sm_90": frozenset({"VOTE", "MATCH", "REDUX"})}
+
+# PTX operations whose result is the same in every lane when their sources are.
+_UNIFORM_OPS = frozenset("mov add sub mul mad and or xor not shl shr cvt min max neg".split())
+_UNIFORM_SREGS = frozenset({"%ctaid.x", "%ctaid.y", "%ctaid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z",
+                            "%ntid.x", "%ntid.y", "%ntid.z"})
+
+
+def _member_mask(s: Selector, mask_op):
+    """(kind, value) of a member mask operand: "full" (the immediate 0xffffffff),
+    "uniform" (the same in every lane: an immediate, a kernel parameter, arithmetic of
+    those) or "varying" (any other register, e.g. a half-warp's mask from %tid)."""
     mask = s.value(_known_constant(s.ptx_func, mask_op), "b32")
-    if isinstance(mask, Imm) and mask.bits == 0xFFFFFFFF:
-        return
-    s.emit("WARPSYNC", (), [], [mask], comment="member mask")   # remove_convergent_warpsyncs
+    if isinstance(mask, Imm):
+        return ("full" if mask.bits == 0xFFFFFFFF else "uniform"), mask
+    return ("uniform" if _is_warp_uniform(s, mask_op) else "varying"), mask
+
+
+def _is_warp_uniform(s: Selector, op, depth: int = 0) -> bool:
+    """Whether `op` provably holds one value across the warp (conservative: False when unsure)."""
+    if isinstance(op, ptx.Imm):
+        return True
+    if isinstance(op, ptx.SpecialReg):
+        return op.name in _UNIFORM_SREGS
+    if not isinstance(op, ptx.Reg) or depth > 8:
+        return False
+    defs = _definitions(s).get(op.name, [])
+    if len(defs) != 1 or defs[0].guard is not None:
+        return False
+    d = defs[0]
+    if d.base == "ld" and d.has("param") and s.ptx_func.entry:
+        addr = d.operands[1]
+        return isinstance(addr, ptx.Address) and isinstance(addr.base, ptx.Symbol) \
+            and addr.base.name in {p.name for p in s.ptx_func.params}
+    return d.base in _UNIFORM_OPS and all(_is_warp_uniform(s, x, depth + 1) for x in d.operands[1:])
+
+
+def _definitions(s: Selector) -> dict:
+    """Register name -> the instructions of the function that write it (once per function)."""
+    defs = getattr(s, "_ptx_definitions", None)
+    if defs is None:
+        defs = {}
+        for instr in s.ptx_func.instrs():
+            if not instr.operands:
+                continue
+            dst = instr.operands[0]
+            names = ([dst.first, dst.second] if isinstance(dst, ptx.RegPair)
+                     else list(dst.elems) if isinstance(dst, ptx.Vector) else [dst])
+            for reg in names:
+                if isinstance(reg, ptx.Reg):
+                    defs.setdefault(reg.name, []).append(instr)
+        s._ptx_definitions = defs
+    return defs
+
+
+def _warpsync(s: Selector, mask_op, sass_op: str):
+    """What comes before a collective `sass_op` under member mask `mask_op`.
+
+    Returns (mask, exclusive): the mask register when the result must still be cut
+    down to it (a varying mask, no WARPSYNC.EXCLUSIVE on this target), else None; and
+    whether the op was opened as an exclusive group (the caller calls _end_exclusive
+    after it)."""
+    kind, mask = _member_mask(s, mask_op)
+    if kind == "full":
+        return None, False
+    if kind == "uniform":
+        s.emit("WARPSYNC", (), [], [mask], comment=MEMBER_MASK)   # remove_convergent_warpsyncs
+        return None, False
+    if sass_op in EXCLUSIVE_OPS.get(s.arch, EXCLUSIVE_OPS["sm_89"]):
+        s.start_block(s.new_label("exclusive"))        # the BSSY/BSYNC region: insert_bssy
+        s.emit("WARPSYNC", ("EXCLUSIVE",), [], [mask], comment=EXCLUSIVE)
+        return None, True
+    s.emit("WARPSYNC", (), [], [mask], comment=VARYING_MASK)
+    return mask, False
+
+
+def _end_exclusive(s: Selector, exclusive: bool):
+    """Close an exclusive group: the code after it starts the block its BSYNC opens."""
+    if exclusive:
+        s.start_block(s.new_label("exclusive_join"))
 
 
 SHFL_MODES = {"up": "UP", "down": "DOWN", "bfly": "BFLY", "idx": "IDX"}
@@ -118,7 +202,7 @@ def shfl(s: Selector, i: ptx.Instr):
     d, a, b, c = i.operands[:4]
     mode = SHFL_MODES[next(p for p in i.parts[1:] if p in SHFL_MODES)]
     if len(i.operands) > 4:
-        _warpsync(s, i.operands[4])
+        _warpsync(s, i.operands[4], "SHFL")      # never cut down: each lane reads one other lane
     dst, pred = _pair_dst(s, d)
     lane, clamp = _shfl_operand(s, b), _shfl_operand(s, c)
     if not isinstance(lane, (Reg, Imm)) or not isinstance(clamp, (Reg, Imm)):
@@ -184,15 +268,48 @@ def _is_read(func: ptx.Function, reg: ptx.Reg) -> bool:
 
 
 def vote(s: Selector, i: ptx.Instr):
+    """vote.sync: VOTE over the lanes present.  Under a varying member mask on a
+    target without an exclusive VOTE (sm_89), the lanes of every mask vote together
+    after a plain WARPSYNC and each lane's result is cut down to its own mask (and,
+    for all/uni, to the lanes still running), as ptxas's slow path does."""
     d, p = i.operands[:2]
     mode = next(x for x in i.parts[1:] if x in ("all", "any", "uni", "ballot"))
-    if len(i.operands) > 2:
-        _warpsync(s, i.operands[2])
+    mask, exclusive = _warpsync(s, i.operands[2], "VOTE") if len(i.operands) > 2 else (None, False)
     src = s.value(p, "pred")
-    if mode == "ballot":
-        s.emit("VOTE", ("ANY",), [s.reg(d), TRUE], [src])
+    if mask is None:
+        if mode == "ballot":
+            s.emit("VOTE", ("ANY",), [s.reg(d), TRUE], [src])
+        else:
+            s.emit("VOTE", ({"all": "ALL", "any": "ANY", "uni": "EQ"}[mode],), [s.reg(d)], [src])
+        _end_exclusive(s, exclusive)
         return
-    s.emit("VOTE", ({"all": "ALL", "any": "ANY", "uni": "EQ"}[mode],), [s.reg(d)], [src])
+    ballot = s.new()
+    s.emit("VOTE", ("ANY",), [ballot, TRUE], [src])
+    if mode == "ballot":
+        lop3(s, s.reg(d), ballot, mask, ZERO, 0xC0)
+        return
+    if mode == "any":
+        hits = s.new()
+        lop3(s, hits, ballot, mask, ZERO, 0xC0)
+        s.emit("ISETP", ("NE", "U32", "AND"), [s.reg(d), TRUE], [hits, ZERO, TRUE])
+        return
+    members = _present_members(s, mask)
+    hits = s.new()
+    lop3(s, hits, ballot, members, ZERO, 0xC0)
+    if mode == "all":
+        s.emit("ISETP", ("EQ", "U32", "AND"), [s.reg(d), TRUE], [hits, members, TRUE])
+        return
+    none = s.new_pred()
+    s.emit("ISETP", ("EQ", "U32", "AND"), [none, TRUE], [hits, ZERO, TRUE])
+    s.emit("ISETP", ("EQ", "U32", "OR"), [s.reg(d), TRUE], [hits, members, none])
+
+
+def _present_members(s: Selector, mask) -> Reg:
+    """The lanes of `mask` still running (exited lanes count as agreeing)."""
+    active, members = s.new(), s.new()
+    s.emit("VOTE", ("ANY",), [active, TRUE], [TRUE])
+    lop3(s, members, mask, active, ZERO, 0xC0)
+    return members
 
 
 def activemask(s: Selector, i: ptx.Instr):
@@ -203,10 +320,12 @@ REDUX_OPS = {"add": "SUM", "min": "MIN", "max": "MAX", "and": "", "or": "OR", "x
 
 
 def redux(s: Selector, i: ptx.Instr):
-    """redux.sync.op.type d, a, mask: REDUX into a uniform register, then back."""
+    """redux.sync.op.type d, a, mask: REDUX into a uniform register, then back (inside
+    the exclusive group under a varying mask: the next group's REDUX writes the same
+    uniform register)."""
     d, a = i.operands[:2]
-    if len(i.operands) > 2:
-        _warpsync(s, i.operands[2])
+    mask, exclusive = _warpsync(s, i.operands[2], "REDUX") if len(i.operands) > 2 else (None, False)
+    assert mask is None, "REDUX is exclusive on every target"
     op = next(p for p in i.parts[1:] if p in REDUX_OPS)
     t = type_of(i)
     mods = tuple(m for m in (REDUX_OPS[op],) if m)
@@ -215,21 +334,38 @@ def redux(s: Selector, i: ptx.Instr):
     uniform = s.func.new_vreg("UR", 1)
     s.emit("REDUX", mods, [uniform], [s.r(a, t)])
     s.emit("MOV", (), [s.reg(d)], [uniform])
+    _end_exclusive(s, exclusive)
 
 
 def match(s: Selector, i: ptx.Instr):
+    """match.{any,all}.sync: MATCH over the lanes present; under a varying member mask
+    without an exclusive MATCH (sm_89), MATCH.ANY then the lanes cut down to the mask
+    (match.all: equal to the mask's running lanes, or 0), as ptxas's slow path does."""
     d, a = i.operands[:2]
     mode = "ALL" if i.has("all") else "ANY"
     t = type_of(i)
-    if len(i.operands) > 2:
-        _warpsync(s, i.operands[2])
+    mask, exclusive = _warpsync(s, i.operands[2], "MATCH") if len(i.operands) > 2 else (None, False)
     src = wide(s, a, t) if size_of(t) == 8 else s.r(a, t)
-    mods = (mode,) + (("U64",) if size_of(t) == 8 else ())
+    width = ("U64",) if size_of(t) == 8 else ()
+    if mask is not None:
+        same = s.new()
+        s.emit("MATCH", ("ANY",) + width, [same], [src])
+        if mode == "ANY":
+            lop3(s, s.reg(d), same, mask, ZERO, 0xC0)
+            return
+        members = _present_members(s, mask)
+        dst, pred = _pair_dst(s, d)
+        hits, equal = s.new(), (pred if pred.virtual else s.new_pred())
+        lop3(s, hits, same, members, ZERO, 0xC0)
+        s.emit("ISETP", ("EQ", "U32", "AND"), [equal, TRUE], [hits, members, TRUE])
+        s.emit("SEL", (), [dst], [members, ZERO, equal])
+        return
     if mode == "ALL":
         dst, pred = _pair_dst(s, d)
-        s.emit("MATCH", mods, [pred, dst], [src])
+        s.emit("MATCH", (mode,) + width, [pred, dst], [src])
     else:
-        s.emit("MATCH", mods, [s.reg(d)], [src])
+        s.emit("MATCH", (mode,) + width, [s.reg(d)], [src])
+    _end_exclusive(s, exclusive)
 
 
 def mov_special(s: Selector, d, sreg: ptx.SpecialReg):

@@ -359,6 +359,18 @@ def cvt_float_int(s: Selector, i, d, a, dtype: str, atype: str, mods, src: Reg |
         type_mod = (INT_TYPE[dtype],)
     src_mod = ("F64",) if atype == "f64" else ()
     ntz = () if dsize == 8 or atype == "f64" else ("NTZ",)
+    if dsize < 4 and atype == "f64":
+        # F2I.{U8,S8,U16,S16}.F64 saturates by itself, as ptxas writes it: through U32 and
+        # a clamp a NaN becomes 0x80000000 (the H200's F2I.U32.F64), clamped to 0xff/0xffff,
+        # where ptxas's code gives 0x80/0x8000.  Its upper bits are not the extension:
+        # extended here as ptxas does before a widening use (LOP3 / PRMT).
+        narrow = s.new()
+        s.emit("F2I", (INT_TYPE[dtype], "F64") + rnd, [narrow], [src])
+        if dtype.startswith("s"):
+            s.emit("PRMT", (), [dst], [narrow, Imm(0x8880 if dsize == 1 else 0x9910, "int"), ZERO])
+        else:
+            lop3(s, dst, narrow, Imm(0xFF if dsize == 1 else 0xFFFF, "int"), ZERO, LUT_AND)
+        return
     if dsize < 4:  # saturate to the narrow type, as PTX's float->int conversion does
         wide_dst = s.new()
         s.emit("F2I", ftz_mod + type_mod + src_mod + rnd + ntz, [wide_dst], [src])
@@ -402,7 +414,11 @@ def cvt_float_float(s: Selector, i, d, a, dtype: str, atype: str, mods):
             s.emit("FADD", ("SAT",), [dst], [dst, NEG_ZERO])
         return
     if dtype == "f64" and atype == "f32":
-        s.emit("F2F", ftz_mod + ("F64", "F32"), [dst], [s.r(a, "f32")])
+        src = s.r(a, "f32")
+        if ftz_mod:     # ptxas: FMUL.FTZ x, 1 flushes (and makes a NaN 0x7fffffff), then F2F
+            src = s.new()
+            s.emit("FMUL", ("FTZ",), [src], [s.r(a, "f32"), Imm(0x3F800000, "f32")])
+        s.emit("F2F", ("F64", "F32"), [dst], [src])
         return
     raise Unsupported(f"conversion {dtype} <- {atype}")
 
@@ -610,6 +626,10 @@ def cvt_f16(s: Selector, i: ptx.Instr):
             s.emit("F2FP", ("F16", "F32", "PACK_AB") + rounding(i), [dst], [ZERO, f32])
         if i.has("sat"):
             s.emit("HADD2", ("SAT",), [dst], [replace(dst, sel=H0), NEG_ZERO_H0])
+    elif atype == "f16" and dtype == "f64":
+        # one F2F.F64.F16, as ptxas writes it: through HADD2.F32 a NaN's payload becomes
+        # f32's canonical 0x7fffffff (0x7fffffffe0000000 on the H200; ptxas keeps it)
+        s.emit("F2F", ("F64", "F16"), [s.reg(d)], [s.r(a, "b16")])
     elif atype == "f16":
         # .ftz changes nothing: an f16 subnormal is a normal f32 (ptxas ignores it too)
         wide_value = widen_f16(s, s.r(a, "b16"), s.reg(d) if dtype == "f32" else None)
@@ -617,7 +637,7 @@ def cvt_f16(s: Selector, i: ptx.Instr):
             if i.has("sat"):
                 s.emit("FADD", ("SAT",), [s.reg(d)], [s.reg(d), NEG_ZERO])
         elif dtype == "f64":
-            s.emit("F2F", ("F64", "F32"), [s.reg(d)], [wide_value])
+            raise AssertionError("cvt.f64.f16 is F2F.F64.F16 (above)")
         else:
             cvt_float_int(s, i, d, a, dtype, "f32", mods, src=wide_value)
     else:

@@ -1,7 +1,8 @@
 """remove_convergent_warpsyncs: no WARPSYNC before a vote or shuffle the whole warp reaches together.
 
 select_instrs puts `WARPSYNC mask` before every SHFL/VOTE/MATCH/REDUX whose member
-mask is not the full warp.  ptxas leaves it out where the code is convergent: in a
+mask is not the full warp but the same in every lane (an immediate, a kernel
+parameter: isel_control._member_mask).  ptxas leaves it out where the code is convergent: in a
 block that every path from the kernel's entry to its exits goes through, outside any
 loop, the threads that have not exited arrive together (divergent regions before it
 have reconverged at their BSYNC), so the WARPSYNC has nothing to wait for.  It keeps
@@ -10,7 +11,13 @@ is a bare VOTE; the same inside `if (tid < 16)` is `WARPSYNC R0` then VOTE).  Th
 matters beyond speed: a WARPSYNC whose mask leaves out a calling thread is an illegal
 instruction on the GPU, and CUDA code that calls `__any_sync(0xffff, ...)` from the
 whole warp (testsuite fe_warp_vote) runs under nvcc only because ptxas drops it.
-An explicit `__syncwarp` (bar.warp.sync) is always kept, as ptxas keeps it.
+An explicit `__syncwarp` (bar.warp.sync) is always kept, as ptxas keeps it, and so
+is the WARPSYNC of a mask that may differ between lanes (a half-warp's, a tile's,
+computed from %tid): there ptxas keeps a plain `WARPSYNC R` before a shuffle even at
+the top of a kernel, and a vote/match/redux is an exclusive group (`BSSY;
+WARPSYNC.EXCLUSIVE R; op; BSYNC` on sm_90, redux only on sm_89; else the op over the
+lanes present, cut down to the mask): running it over the whole warp because both
+halves arrived together is what made ptxc's code wrong on the H200.
 
 Expects: SASS IR straight from select_instrs (a kernel; branches end their blocks).
 Guarantees: every WARPSYNC left is an explicit one or guards an operation in a block
