@@ -958,7 +958,10 @@ def atom_forms() -> list[Form]:
         if op != "exch":
             out.append(Form(f"red.global.{op}.{t}", f"red.global.{op}.{t} [{{m}}], {{i1}};", (t, t), (), None,
                             "atom", mem="own", arch=arch, mem_ref=atom_mem_ref(op, t)))
-        if not t.startswith(("f", "bf")) and op not in ("exch",):
+        # one address for all threads: only where the final value does not depend on the order
+        # (not exch, not inc/dec: their wrap at b makes 128 updates with different b's
+        # order-dependent, which the first H200 run showed as a difference in both cubins)
+        if not t.startswith(("f", "bf")) and op not in ("exch", "inc", "dec"):
             out.append(Form(f"atom.global.{op}.{t}.same", f"red.global.{op}.{t} [{{m}}], {{i1}};", (t, t), (), None,
                             "atom", mem="shared"))
     for t in ("b32", "b64"):
