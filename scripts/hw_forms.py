@@ -188,6 +188,7 @@ class Form:
     values: list | None = None      # operand values instead of the types' edges
     arch: int = 89                  # the oldest target the form compiles for
     warp_ref: object = None         # f(columns) -> [outputs per case]: a reference over whole warps
+    mem_ref: object = None          # atomics: f(old, *operands) -> the memory operand's new value (None: no reference)
 
 
 def sx(v: int, bits: int) -> int:
@@ -367,7 +368,14 @@ def bit_forms() -> list[Form]:
         def ref(a, b, c, mode=mode):
             byts = [(a | b << 32) >> (8 * i) & 0xff for i in range(8)]
             if mode:
-                return (None,)
+                # the PTX ISA's prmt modes: the selector's low two bits n pick, for result
+                # bytes 0..3 (f4e: n..n+3; b4e: n, n-1, n-2, n-3 mod 8; rc8: n; ecl: max(i, n);
+                # ecr: min(i, n); rc16: the half-word n&1 twice)
+                n = c & 3
+                pick = {".f4e": lambda i: (n + i) & 7, ".b4e": lambda i: (n - i) & 7, ".rc8": lambda i: n,
+                        ".ecl": lambda i: max(i, n), ".ecr": lambda i: min(i, n),
+                        ".rc16": lambda i: 2 * (n & 1) + (i & 1)}[mode]
+                return (sum(byts[pick(i)] << (8 * i) for i in range(4)),)
             r = 0
             for k in range(4):
                 sel = c >> (4 * k) & 0xf
@@ -424,11 +432,125 @@ def compare_forms() -> list[Form]:
 ROUNDINGS = (".rn", ".rz", ".rm", ".rp")
 
 
+def _f64_nan(*ops) -> int | None:
+    """The NaN an f64 operation writes for NaN operands (H200, docs/hw-forms.md): the first
+    NaN source, quieted, its sign kept (the negation of sub/neg not applied)."""
+    for v in ops:
+        if (v >> 52 & 0x7ff) == 0x7ff and v & (1 << 52) - 1:
+            return v | 1 << 51
+    return None
+
+
+def f64_arith_ref(op: str, mode: str):
+    """add/sub/mul/fma.f64: NaN operands (the rule above), infinite operands (exact in
+    every rounding), and everything in round-to-nearest but fma (Python's IEEE doubles)."""
+    def ref(*ops):
+        nan = _f64_nan(*ops)
+        if nan is not None:
+            return (nan,)
+        xs = [bits_float(v, "f64") for v in ops]
+        inf = any(math.isinf(x) for x in xs)
+        if op == "fma":
+            x, y, z = xs
+            if math.isinf(x) or math.isinf(y):
+                r = x * y + z
+            elif math.isinf(z):
+                r = z
+            else:
+                return (None,)
+        elif not inf and mode not in ("", ".rn"):
+            return (None,)
+        else:
+            x, y = xs
+            r = x + y if op == "add" else x - y if op == "sub" else x * y
+        return (None,) if math.isnan(r) else (f64_bits(r),)
+    return ref
+
+
+def f64_unary_ref(op: str):
+    def ref(a):
+        nan = _f64_nan(a)
+        if nan is not None:
+            return (nan,)
+        if op == "neg":
+            return (a ^ 1 << 63,)
+        if op == "abs":
+            return (a & ~(1 << 63),)
+        x = bits_float(a, "f64")                 # sqrt.rn: IEEE's correctly rounded root
+        return (None,) if x < 0 else (f64_bits(math.sqrt(x)),)
+    return ref
+
+
+def half_float(v: int, fmt: str) -> float:
+    if fmt == "f16":
+        return float(np.frombuffer(struct.pack("<H", v & 0xffff), np.float16)[0])
+    return bits_float((v & 0xffff) << 16, "f32")
+
+
+def _lanes(t: str):
+    """(element format, element width, count) of a float operand type."""
+    return {"f32": ("f32", 32, 1), "f16": ("f16", 16, 1), "bf16": ("bf16", 16, 1),
+            "f16x2": ("f16", 16, 2), "bf16x2": ("bf16", 16, 2)}[t]
+
+
+def minmax_nan_ref(op: str, t: str, ftz: bool):
+    """min/max.NaN: a NaN element gives the canonical NaN (0x7fffffff, 0x7fff per half:
+    the f32/half pipes' NaN, H200); else the smaller/larger operand.  Equal values
+    (+0/-0) and flushed subnormals: no reference."""
+    fmt, w, n = _lanes(t)
+    canon = 0x7fffffff if w == 32 else 0x7fff
+
+    def ref(a, b):
+        r = 0
+        for k in range(n):
+            ea, eb = a >> (w * k) & (1 << w) - 1, b >> (w * k) & (1 << w) - 1
+            x, y = (bits_float(ea, "f32"), bits_float(eb, "f32")) if w == 32 else (half_float(ea, fmt), half_float(eb, fmt))
+            if math.isnan(x) or math.isnan(y):
+                v = canon
+            elif x == y or (ftz and (x != 0 and abs(x) < 2.0 ** -126 or y != 0 and abs(y) < 2.0 ** -126)):
+                return (None,)
+            else:
+                v = ea if (x < y) == (op == "min") else eb
+            r |= v << (w * k)
+        return (r,)
+    return ref
+
+
+def half_ftz_ref(op: str, t: str):
+    """add/sub/mul.rn.ftz.f16(x2): subnormal inputs and results flushed to a zero of their
+    sign, the exact result (a float64, exact for two f16s) rounded to nearest; NaN: none."""
+    _fmt, _w, n = _lanes(t)
+
+    def flush(h):
+        return h & 0x8000 if (h & 0x7c00) == 0 else h
+
+    def ref(a, b):
+        r = 0
+        for k in range(n):
+            x, y = half_float(flush(a >> (16 * k) & 0xffff), "f16"), half_float(flush(b >> (16 * k) & 0xffff), "f16")
+            v = x + y if op == "add" else x - y if op == "sub" else x * y
+            if math.isnan(v):
+                return (None,)
+            r |= flush(round_to_format(v, "f16", "rn")) << (16 * k)
+        return (r,)
+    return ref
+
+
 def float_forms() -> list[Form]:
     out = []
 
     def add(name, body, ins, outs, group, arch=89):
-        out.append(Form(name, body, ins, outs, None, group, arch=arch))
+        ref = None
+        base = name.split(".")
+        if name.endswith(".f64") and base[0] in ("add", "sub", "mul", "fma"):
+            ref = f64_arith_ref(base[0], "." + base[1] if len(base) > 2 else "")
+        elif name in ("neg.f64", "abs.f64", "sqrt.rn.f64"):
+            ref = f64_unary_ref(base[0])
+        elif ".NaN." in name and base[0] in ("min", "max"):
+            ref = minmax_nan_ref(base[0], base[-1], ".ftz." in name)
+        elif ".rn.ftz." in name and base[0] in ("add", "sub", "mul") and base[-1] in ("f16", "f16x2"):
+            ref = half_ftz_ref(base[0], base[-1])
+        out.append(Form(name, body, ins, outs, ref, group, arch=arch))
 
     for t in ("f32", "f64"):
         g = f"float{t}"
@@ -514,7 +636,9 @@ def float_to_int(v: int, ft: str, it: str, mode: str, ftz: bool) -> int:
     x = bits_float(v, ft)
     w = width(it)
     if math.isnan(x):
-        return 0            # PTX: NaN converts to 0
+        # measured on the H200 (docs/hw-forms.md): 0 from f32/f16 to <= 32 bits (ptxas's
+        # F2I.NTZ); from f64, or to 64 bits, the destination width's sign bit
+        return 0 if ft != "f64" and w <= 32 else 1 << (w - 1)
     if ftz and ft == "f32" and (v & 0x7f800000) == 0:
         x = 0.0
     if math.isinf(x):
@@ -528,6 +652,7 @@ def float_to_int(v: int, ft: str, it: str, mode: str, ftz: bool) -> int:
 
 
 FORMATS = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23)}      # exponent bits, significand bits
+QNAN = {"f16": 0x7e00, "bf16": 0x7fc0, "f32": 0x7fc00000}      # IEEE 754's default quiet NaNs
 
 
 def round_to_format(x: float, fmt: str, mode: str, satfinite: bool = False) -> int | None:
@@ -588,6 +713,8 @@ def to_half_ref(fmt: str, mode: str, src: str = "f32", ftz: bool = False, relu: 
         x = bits_float(a, src)
         if relu and (math.isnan(x) or x < 0 or math.copysign(1.0, x) < 0):
             return None if math.isnan(x) or x == 0 else 0
+        if math.isnan(x) and src == "f64":
+            return QNAN[fmt]                          # f64 to narrower: IEEE's quiet NaN (H200)
         return round_to_format(x, fmt, mode, satfinite)
 
     def ref(*ops):
@@ -602,7 +729,7 @@ def f32_from_f64_ref(mode: str, ftz: bool, sat: bool):
     def ref(a):
         x = bits_float(a, "f64")
         if math.isnan(x):
-            return (0,) if sat else (None,)
+            return (0,) if sat else (QNAN["f32"],)      # f64 to narrower: IEEE's quiet NaN (H200)
         if sat:
             x = 0.0 if not x > 0.0 else min(x, 1.0)     # -0 saturates to +0
         r = round_to_format(x, "f32", mode)
@@ -622,6 +749,10 @@ def widen_ref(src: str, dst: str, ftz: bool = False):
         else:
             x = bits_float(a, src)
         if math.isnan(x):
+            if dst == "f64" and not ftz:                # the payload, widened and quieted (H200)
+                mbits = {"f32": 23, "f16": 10, "bf16": 7}[src]
+                top = {"f32": 31, "f16": 15, "bf16": 15}[src]
+                return ((a >> top & 1) << 63 | 0x7ff8000000000000 | (a & ((1 << mbits) - 1)) << (52 - mbits),)
             return (None,)
         return (f32_bits(x) if dst == "f32" else f64_bits(x),)
     return ref
@@ -697,8 +828,10 @@ def cvt_forms() -> list[Form]:
     add("cvt.f32.bf16", "cvt.f32.bf16 {o0}, {i0};", ("bf16",), ("f32",), widen_ref("bf16", "f32"), "cvtbf16", 90)
     add("cvt.rn.bf16.f64", "cvt.rn.bf16.f64 {o0}, {i0};", ("f64",), ("bf16",), to_half_ref("bf16", "rn", "f64"),
         "cvtbf16", 90)
-    add("cvt.rn.bf16.f16", "cvt.rn.bf16.f16 {o0}, {i0};", ("f16",), ("bf16",), None, "cvtbf16", 90)
-    add("cvt.rn.f16.bf16", "cvt.rn.f16.bf16 {o0}, {i0};", ("bf16",), ("f16",), None, "cvtbf16", 90)
+    add("cvt.rn.bf16.f16", "cvt.rn.bf16.f16 {o0}, {i0};", ("f16",), ("bf16",),
+        lambda a: (round_to_format(half_float(a, "f16"), "bf16", "rn"),), "cvtbf16", 90)
+    add("cvt.rn.f16.bf16", "cvt.rn.f16.bf16 {o0}, {i0};", ("bf16",), ("f16",),
+        lambda a: (round_to_format(half_float(a, "bf16"), "f16", "rn"),), "cvtbf16", 90)
     add("cvt.rni.s32.bf16", "cvt.rni.s32.bf16 {o0}, {i0};", ("bf16",), ("s32",), None, "cvtbf16", 90)
     add("cvt.rn.bf16.s32", "cvt.rn.bf16.s32 {o0}, {i0};", ("s32",), ("bf16",), None, "cvtbf16", 90)
     return out
@@ -847,11 +980,12 @@ def atom_forms() -> list[Form]:
            ("add.noftz", "f16x2"), ("add.noftz", "bf16x2"), ("add.noftz", "f16")]
     for op, t in ops:
         arch = 90 if t == "bf16x2" else 89
+        # the value returned is the memory operand's old value: the slot's input
         out.append(Form(f"atom.global.{op}.{t}", f"atom.global.{op}.{t} {{o0}}, [{{m}}], {{i1}};", (t, t), (t,),
-                        None, "atom", mem="own", arch=arch))
+                        lambda old, b: (old,), "atom", mem="own", arch=arch, mem_ref=atom_mem_ref(op, t)))
         if op != "exch":
             out.append(Form(f"red.global.{op}.{t}", f"red.global.{op}.{t} [{{m}}], {{i1}};", (t, t), (), None,
-                            "atom", mem="own", arch=arch))
+                            "atom", mem="own", arch=arch, mem_ref=atom_mem_ref(op, t)))
         if not t.startswith(("f", "bf")) and op not in ("exch",):
             # inc/dec with different operands do not commute: on one address the result
             # is the order the lanes came in (ptxc's and ptxas's cubins, the same REDG.E.INC, gave
@@ -864,6 +998,48 @@ def atom_forms() -> list[Form]:
         out.append(Form(f"atom.global.cas.{t}", f"atom.global.cas.{t} {{o0}}, [{{m}}], {{i1}}, {{i2}};",
                         (t + ":small", t + ":small", t), (t,), None, "atom", mem="own"))
     return out
+
+
+def atom_mem_ref(op: str, t: str):
+    """The value an atomic leaves in memory (PTX ISA's atom semantics); float adds: the
+    exact sum rounded to nearest (f16x2/bf16x2 per half, subnormals kept: .noftz), a NaN
+    operand of the f64 adder returned as it is (H200); NaN halves: no reference."""
+    w = width(t)
+
+    def ref(old, b, *_):
+        if op == "add" and t == "f64":
+            for v in (old, b):
+                if (v >> 52 & 0x7ff) == 0x7ff and v & (1 << 52) - 1:
+                    return v
+            r = bits_float(old, "f64") + bits_float(b, "f64")
+            return None if math.isnan(r) else f64_bits(r)
+        if op == "add.noftz":
+            fmt = "bf16" if t.startswith("bf16") else "f16"
+            r = 0
+            for k in range(2 if t.endswith("x2") else 1):
+                x, y = half_float(old >> (16 * k), fmt), half_float(b >> (16 * k), fmt)
+                if math.isnan(x + y):
+                    return None
+                r |= round_to_format(x + y, fmt, "rn") << (16 * k)
+            return r
+        if t in ("f32",):
+            return None
+        signed = t[0] == "s"
+        x, y = (sx(old, w), sx(b, w)) if signed else (old, b)
+        if op == "add":
+            return wrap(x + y, w)
+        if op in ("min", "max"):
+            return wrap(min(x, y) if op == "min" else max(x, y), w)
+        if op in ("and", "or", "xor"):
+            return {"and": old & b, "or": old | b, "xor": old ^ b}[op]
+        if op == "exch":
+            return b
+        if op == "inc":
+            return 0 if old >= b else old + 1
+        if op == "dec":
+            return b if old == 0 or old > b else old - 1
+        return None
+    return ref
 
 
 def forms(arch: str | None = None) -> list[Form]:
@@ -1277,6 +1453,15 @@ def _ulps(a: int, b: int, t: str) -> float:
     return abs(ordinal(a) - ordinal(b))
 
 
+def _abs_close(a: int, b: int, t: str, limit) -> bool:
+    """Within an absolute error `limit` (a tolerance's "abs": MUFU.LG2/SIN/COS document an
+    absolute error, unbounded in ulps near their zeros); f32 only."""
+    if limit is None or t != "f32":
+        return False
+    x, y = bits_float(a & M32, "f32"), bits_float(b & M32, "f32")
+    return math.isfinite(x) and math.isfinite(y) and abs(x - y) <= limit
+
+
 def form_slots(entry_form: dict, ncases: int):
     """[(buffer, slot, type, case)] of each result slot of a form (outputs, and the
     memory operand's slot of `in` for atomics)."""
@@ -1305,7 +1490,8 @@ def diff_forms(entry: dict, mine: dict, theirs: dict, against: str, tolerances: 
             a, b = int(mine[buf][slot]), int(theirs[buf][slot])
             if a == b:
                 continue
-            if tol is not None and _ulps(a & ((1 << width(t)) - 1), b & ((1 << width(t)) - 1), t) <= tol.get("ulp", 0):
+            if tol is not None and (_ulps(a & ((1 << width(t)) - 1), b & ((1 << width(t)) - 1), t) <= tol.get("ulp", 0)
+                                    or _abs_close(a, b, t, tol.get("abs"))):
                 tolerated += 1
                 continue
             bad += 1
@@ -1324,14 +1510,26 @@ def reference_slots(entry: dict, inputs: np.ndarray, ncases: int = NCASES) -> tu
     catalog = {f.name: f for f in forms()}
     out = np.zeros(max(entry["out_slots"], 1), np.uint64)
     known = np.zeros(out.size, bool)
+    mem = inputs.copy()                  # atomics: the memory operands' slots after the launch
+    mem_known = np.zeros(mem.size, bool)
     names = set()
     for ef in entry["forms"]:
         form = catalog.get(ef["name"])
-        if form is None or (form.ref is None and form.warp_ref is None):
+        if form is None or (form.ref is None and form.warp_ref is None and form.mem_ref is None):
             continue
         names.add(form.name)
         cols = [[int(inputs[ef["in_base"] + j * ncases + c]) & ((1 << width(t)) - 1) for c in range(ncases)]
                 for j, t in enumerate(form.ins)]
+        if form.mem_ref is not None and ef["mem"] == "own":
+            for c in range(ncases):
+                v = form.mem_ref(*[col[c] for col in cols])
+                if v is not None:
+                    w = width(form.ins[0])
+                    slot = ef["in_base"] + c
+                    mem[slot] = (int(inputs[slot]) & ~((1 << w) - 1) & M64) | (v & ((1 << w) - 1))
+                    mem_known[slot] = True
+        if form.ref is None and form.warp_ref is None:
+            continue
         warp_results = form.warp_ref(cols) if form.warp_ref is not None else None
         for c in range(ncases):
             res = warp_results[c] if warp_results is not None else form.ref(*[col[c] for col in cols])
@@ -1340,7 +1538,7 @@ def reference_slots(entry: dict, inputs: np.ndarray, ncases: int = NCASES) -> tu
                 if v is not None:
                     out[slot] = v & ((1 << max(width(t), 8)) - 1) if t != "pred" else v
                     known[slot] = True
-    return {"out": out, "known": known}, names
+    return {"out": out, "known": known, "in": mem, "in_known": mem_known}, names
 
 
 def emulate(work: Path, verbose: bool = True) -> dict:
@@ -1367,7 +1565,8 @@ def emulate(work: Path, verbose: bool = True) -> dict:
                                 errors=np.array(json.dumps(errors)))
         if "ptxas" in runs:
             ref, names = reference_slots(entry, inputs, ncases)
-            masked = {"out": np.where(ref["known"], runs["ptxas"]["out"], ref["out"]), "in": runs["ptxas"]["in"]}
+            masked = {"out": np.where(ref["known"], runs["ptxas"]["out"], ref["out"]),
+                      "in": np.where(ref["in_known"], runs["ptxas"]["in"], ref["in"])}
             d = diff_forms(entry, masked, ref, "reference", tolerances, names & ran["ptxas"], inputs, ncases)
             for k, v in d.items():
                 findings["reference"][f"{entry['arch']} {k}"] = v

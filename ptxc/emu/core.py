@@ -188,14 +188,34 @@ def _shf(lo, s, hi, mod):
 
 
 @njit(cache=True)
-def _prmt(a, sel, b):
+def _prmt(a, sel, b, mode):
+    """PRMT: bytes of the pair {b, a} (a: bytes 0..3).  PRMT_IDX: each selector nibble
+    picks a byte (bit 3: replicate its sign); the other modes (PTX ISA, prmt) use the
+    selector's low two bits n: f4e byte i = x[n+i], b4e x[n-i] (mod 8), rc8 x[n],
+    ecl x[max(i, n)], ecr x[min(i, n)], rc16 x[2*(n&1) + (i&1)]."""
     x = ((b & M32) << 32) | (a & M32)
+    n = sel & 3
     r = 0
     for i in range(4):
-        nib = (sel >> (4 * i)) & 0xF
-        byte = (x >> (8 * (nib & 7))) & 0xFF
-        if nib & 8:
-            byte = 0xFF if byte & 0x80 else 0
+        if mode == PRMT_IDX:
+            nib = (sel >> (4 * i)) & 0xF
+            byte = (x >> (8 * (nib & 7))) & 0xFF
+            if nib & 8:
+                byte = 0xFF if byte & 0x80 else 0
+        else:
+            if mode == PRMT_F4E:
+                k = (n + i) & 7
+            elif mode == PRMT_B4E:
+                k = (n - i) & 7
+            elif mode == PRMT_RC8:
+                k = n
+            elif mode == PRMT_ECL:
+                k = i if i > n else n
+            elif mode == PRMT_ECR:
+                k = i if i < n else n
+            else:
+                k = 2 * (n & 1) + (i & 1)
+            byte = (x >> (8 * k)) & 0xFF
         r |= byte << (8 * i)
     return r
 
@@ -346,7 +366,21 @@ def _atomic(kind, typ, old, val, val2, size):
         if typ == AT_F32:
             return fp.fadd32(old, val, 0, True, False)
         if typ == AT_F64:
+            # the atomic unit's adder returns a NaN operand as it is (fp's NaN rules)
+            if fp.is_nan64(old):
+                return old
+            if fp.is_nan64(val):
+                return val
             return fp.dadd(old, val, 0)
+        if typ == AT_F16X2 or typ == AT_BF16X2:     # .noftz: each half rounded to nearest, subnormals kept
+            bf = typ == AT_BF16X2
+            r = np.int64(0)
+            for half in range(2):
+                x = fp.half_value(old >> (16 * half), fp.BF16 if bf else fp.F16)
+                y = fp.half_value(val >> (16 * half), fp.BF16 if bf else fp.F16)
+                s_, t_ = fp.two_sum(x, y)
+                r |= np.int64(fp.round_half(s_, t_, 0, bf)) << (16 * half)
+            return r
         r = old + val
         return r & M32 if size == 4 else r
     if kind == AT_POPC_INC:
@@ -492,6 +526,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                 tb = w * 32
                 need = True
                 mask = np.int64(0)
+                parked = np.int64(0)
                 pc = np.int64(0)
                 wsteps = 0
                 while True:
@@ -575,10 +610,14 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                 wstate[w] = 2
                             break
                         mask = np.int64(0)
+                        parked = np.int64(0)
                         for lane in range(32):
                             t = tb + lane
-                            if status[t] == ST_RUN and pcs[t] == pc:
-                                mask |= np.int64(1) << lane
+                            if status[t] == ST_RUN:
+                                if pcs[t] == pc:
+                                    mask |= np.int64(1) << lane
+                                else:
+                                    parked |= np.int64(1) << lane
                         need = False
                         if hazards:
                             hz_cyc[w, 0] += 64
@@ -928,7 +967,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                     elif op == OP_PRMT:
                         for lane in range(32):
                             if (emask >> lane) & 1:
-                                OUT[0, lane] = _prmt(SRC[0, lane], SRC[1, lane], SRC[2, lane])
+                                OUT[0, lane] = _prmt(SRC[0, lane], SRC[1, lane], SRC[2, lane], mod & 7)
                     elif op == OP_SGXT:
                         for lane in range(32):
                             if (emask >> lane) & 1:
@@ -1032,7 +1071,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                         for lane in range(32):
                             if (emask >> lane) & 1:
                                 OUT[0, lane] = fp.fmnmx32(_fflags(SRC[0, lane], f0), _fflags(SRC[1, lane], f1),
-                                                          SRC[2, lane] == 1, (mod & M_FTZ) != 0)
+                                                          SRC[2, lane] == 1, (mod & M_FTZ) != 0, (mod & M_NAN) != 0)
                     elif op == OP_FSETP or op == OP_DSETP or op == OP_HSETP2:
                         cmp = mod & M_CMP_MASK
                         bop = (mod >> M_BOP_SHIFT) & 3
@@ -1075,8 +1114,9 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                         for lane in range(32):
                             if (emask >> lane) & 1:
                                 if mod & M_F64:
-                                    x = f64(_dflags((SRCH[0, lane] << 32) | SRC[0, lane], f0))
-                                    r = fp.NAN64 if x != x else bits64(fp.frnd(x, mod & M_RND_MASK))
+                                    raw = (SRCH[0, lane] << 32) | SRC[0, lane]
+                                    x = f64(_dflags(raw, f0))
+                                    r = fp.nan_result64(raw, 0, 0) if x != x else bits64(fp.frnd(x, mod & M_RND_MASK))
                                     OUT[0, lane] = r & M32
                                     OUT[1, lane] = (r >> 32) & M32
                                 else:
@@ -1093,12 +1133,17 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                     elif op == OP_MUFU:
                         for lane in range(32):
                             if (emask >> lane) & 1:
-                                OUT[0, lane] = fp.mufu(mod, _fflags(SRC[0, lane], f0))
+                                if mod & M_MUFU_F16:
+                                    OUT[0, lane] = fp.mufu16(mod & 15, SRC[0, lane] & 0xFFFF)
+                                else:
+                                    OUT[0, lane] = fp.mufu(mod, _fflags(SRC[0, lane], f0))
                     elif op == OP_F2I:
                         itype = (mod >> IT_SHIFT) & 7
                         for lane in range(32):
                             if (emask >> lane) & 1:
-                                if mod & M_F64:
+                                if mod & M_SRCINT:      # I2I.SAT: the integer's exact value
+                                    x = np.float64(_sext32(SRC[0, lane]) if mod & M_SRC_S else SRC[0, lane] & M32)
+                                elif mod & M_F64:
                                     x = f64(_dflags((SRCH[0, lane] << 32) | SRC[0, lane], f0))
                                 elif mod & M_SRC16:
                                     x = _hval16(SRC[0, lane], f0, fp.BF16 if mod & M_BF16 else fp.F16)
@@ -1107,7 +1152,7 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                     if mod & M_FTZ:
                                         a = fp.ftz32(a)
                                     x = np.float64(f32(a))
-                                r = fp.float_to_int(x, mod & M_RND_MASK, itype)
+                                r = fp.float_to_int(x, mod & M_RND_MASK, itype, (mod & M_NTZ) != 0)
                                 OUT[0, lane] = r & M32
                                 OUT[1, lane] = (r >> 32) & M32
                     elif op == OP_I2F:
@@ -1137,17 +1182,25 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                     elif op == OP_F2F:
                         for lane in range(32):
                             if (emask >> lane) & 1:
+                                src_bf16 = (mod & M_SRC_BF16) != 0      # (M_BF16: the destination's format)
                                 if mod & M_F64:
                                     x = f64(_dflags((SRCH[0, lane] << 32) | SRC[0, lane], f0))
                                 elif mod & M_SRC16:
-                                    x = _hval16(SRC[0, lane], f0, fp.BF16 if mod & M_BF16 else fp.F16)
+                                    x = _hval16(SRC[0, lane], f0, fp.BF16 if src_bf16 else fp.F16)
                                 else:
                                     a = _fflags(SRC[0, lane], f0)
                                     if mod & M_FTZ:
                                         a = fp.ftz32(a)
                                     x = np.float64(f32(a))
-                                if mod & M_DST64:
-                                    r = fp.NAN64 if x != x else bits64(x)
+                                if x != x and mod & M_DST64:     # the payload, widened (fp's NaN rules)
+                                    if mod & M_SRC16:
+                                        r = fp.widen_nan64(SRC[0, lane] & 0xFFFF, 7 if src_bf16 else 10)
+                                    else:
+                                        r = fp.widen_nan64(SRC[0, lane] & M32, 23)
+                                elif x != x and mod & M_F64:    # f64 to a narrower float: IEEE's quiet NaN
+                                    r = fp.narrow_nan((fp.BF16 if mod & M_BF16 else fp.F16) if mod & M_DST16 else -1)
+                                elif mod & M_DST64:
+                                    r = bits64(x)
                                 elif mod & M_DST16:
                                     r = np.int64(fp.round16(x, 0.0, mod & M_RND_MASK,
                                                             fp.BF16 if mod & M_BF16 else fp.F16, False))
@@ -1161,15 +1214,20 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                         rnd = mod & M_RND_MASK
                         for lane in range(32):
                             if (emask >> lane) & 1:
-                                a = _dflags((SRCH[0, lane] << 32) | SRC[0, lane], f0)
-                                b = _dflags((SRCH[1, lane] << 32) | SRC[1, lane], f1)
+                                ra = (SRCH[0, lane] << 32) | SRC[0, lane]
+                                rb = (SRCH[1, lane] << 32) | SRC[1, lane]
+                                rc = np.int64(0)
+                                a = _dflags(ra, f0)
+                                b = _dflags(rb, f1)
                                 if op == OP_DADD:
                                     r = fp.dadd(a, b, rnd)
                                 elif op == OP_DMUL:
                                     r = fp.dmul(a, b, rnd)
                                 else:
-                                    c = _dflags((SRCH[2, lane] << 32) | SRC[2, lane], f2)
-                                    r = fp.dfma(a, b, c, rnd)
+                                    rc = (SRCH[2, lane] << 32) | SRC[2, lane]
+                                    r = fp.dfma(a, b, _dflags(rc, f2), rnd)
+                                if fp.is_nan64(r):
+                                    r = fp.nan_result64(ra, rb, rc)
                                 OUT[0, lane] = r & M32
                                 OUT[1, lane] = (r >> 32) & M32
                     elif op == OP_QSPC:
@@ -1212,13 +1270,19 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                 c = SRC[2, lane]
                                 r = np.int64(0)
                                 bf = (mod & M_BF16) != 0
+                                ftz = (mod & M_FTZ) != 0 and op != OP_HMNMX2
                                 for half in range(2):
                                     hi = half == 1
                                     x = _hval(a, f0, hi, bf)
                                     y = _hval(b, f1, hi, bf)
+                                    if ftz:
+                                        x = fp.ftz_half(x, bf)
+                                        y = fp.ftz_half(y, bf)
                                     e = 0.0
                                     if op == OP_HMNMX2:
-                                        if x != x:
+                                        if (mod & M_NAN) and (x != x or y != y):
+                                            sm = math.nan       # min/max.NaN: the canonical NaN
+                                        elif x != x:
                                             sm = y
                                         elif y != y:
                                             sm = x
@@ -1229,7 +1293,8 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                     elif op == OP_HMUL2:
                                         sm = x * y
                                     else:
-                                        sm, e = fp.two_sum(x * y, _hval(c, f2, hi, bf))
+                                        z = _hval(c, f2, hi, bf)
+                                        sm, e = fp.two_sum(x * y, fp.ftz_half(z, bf) if ftz else z)
                                     if mod & M_SAT:
                                         sm = 0.0 if not (sm > 0.0) else (1.0 if sm > 1.0 else sm)
                                         e = 0.0
@@ -1239,7 +1304,10 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                     else:
                                         if mod & M_RELU and not (sm > 0.0 or (sm == 0.0 and e > 0.0)) and sm == sm:
                                             sm, e = 0.0, 0.0
-                                        r |= np.int64(fp.round_half(sm, e, RND_RN, bf)) << (16 * half)
+                                        h = fp.round_half(sm, e, RND_RN, bf)
+                                        if ftz:
+                                            h = fp.ftz16(h, bf)
+                                        r |= np.int64(h) << (16 * half)
                                 OUT[0, lane] = r
                     elif op == OP_F2FP:
                         fmt = fp.BF16 if mod & M_BF16 else fp.F16
@@ -1797,6 +1865,22 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                     uregs[w, dn + j] = OUT[row0 + j, lane0] & M32
                             elif dk == K_UP:
                                 upreds[w, dn] = OUT[row0, lane0] & 1
+                    if not need and parked != 0:
+                        # lanes parked at the PC this group reaches join it (the min-PC rule's
+                        # reconvergence at the same PC, as the hardware's scheduler merges them):
+                        # ptxas's code relies on it where an if-region without BSSY joins just
+                        # before a BSSY (div.rn.f32's slow path: BSSY B2 after the
+                        # special-operand block), which would else run once per group and
+                        # leave B2 naming only the last group
+                        join = False
+                        for lane in range(32):
+                            if (parked >> lane) & 1 and status[tb + lane] == ST_RUN and pcs[tb + lane] == npc:
+                                join = True
+                        if join:
+                            for lane in range(32):
+                                if (mask >> lane) & 1:
+                                    pcs[tb + lane] = npc
+                            need = True
                     if not need:
                         pc = npc
                 if stop:

@@ -5,13 +5,23 @@ operation computes the exact result as an unevaluated pair (s, t) of float64s, s
 being the exact value (TwoSum, TwoProduct through a fused multiply-add), then rounds
 that pair once to the destination format in the instruction's mode: RN (to nearest
 even), RM (down), RP (up), RZ (toward zero).  So FADD.RZ, FFMA.RP, DFMA.RM, I2F.U64.RP
-and F2F.F32.F64 round exactly as IEEE says, without double rounding.  The one
-approximation: DFMA in a directed mode decides the direction from a float64 residual,
-which is exact except when the exact result is within 2^-1074 of a float64 (deep in the
-subnormal range).
+and F2F.F32.F64 round exactly as IEEE says, without double rounding.  DMUL and DFMA in a
+directed mode decide the direction from a float64 residual, computed on operands scaled
+by 2^600 when the result is tiny (else a subnormal result's residual underflows to 0:
+mul.rp.f64 and div.rm.f64 came out rounded to nearest).
 
-FTZ flushes subnormal inputs and results to a zero of the same sign.  NaN results are
-the GPU's canonical NaN (0x7fffffff for f32, 0x7fffffffffffffff for f64; f16 0x7fff).
+FTZ flushes subnormal inputs and results to a zero of the same sign.
+
+NaN results (measured on the H200, docs/hw-forms.md): the f32 and f16/bf16 pipes write
+their canonical NaN (0x7fffffff; 0x7fff per half), also for `min/max.NaN`; the f64 unit
+(DADD, DMUL, DFMA, FRND.F64, F2F.F64.F32/F16) keeps the first NaN source register's
+payload and sign, quieted, with the source's -/|.| modifiers not applied
+(`nan_result64`); a NaN made from numbers (inf - inf, 0 * inf) is 0x7fffffffffffffff.
+Conversions from f64 to a narrower float (F2F.F32/F16/BF16.F64) write IEEE's default
+quiet NaN (0x7fc00000, 0x7e00, 0x7fc0).  F2I of a NaN gives 0 with .NTZ ("NaN to zero",
+every f32/f16 to <= 32-bit form ptxas writes) and otherwise the destination width's sign
+bit (0x80, 0x8000, 0x80000000, 0x8000000000000000; unsigned types too).  The f64 atomic
+adder returns a NaN operand as it is (not quieted).
 
 MUFU (the special-function unit) is not bit-exact on silicon: NVIDIA documents a
 maximum error of about 2 ulp for its RCP/RSQ/EX2/LG2/SIN/COS approximations (1 ulp
@@ -36,6 +46,8 @@ SIGN64 = np.int64(-9223372036854775808)
 NAN32 = 0x7FFFFFFF
 NAN64 = np.int64(0x7FFFFFFFFFFFFFFF)
 NAN16 = 0x7FFF
+QUIET64 = np.int64(0x0008000000000000)        # the quiet bit of an f64 NaN
+QNAN32, QNAN16, QNAN_BF16 = 0x7FC00000, 0x7E00, 0x7FC0   # IEEE's default quiet NaNs (F2F from f64)
 RN, RM, RP, RZ = 0, 1, 2, 3
 
 
@@ -270,12 +282,14 @@ def ffma32(a, b, c, mode, ftz, sat):
 
 
 @njit(cache=True)
-def fmnmx32(a, b, want_min, ftz):
+def fmnmx32(a, b, want_min, ftz, nan=False):
+    """FMNMX (minNum/maxNum: a NaN operand gives the other); `nan` (.NAN, PTX's
+    min/max.NaN): a NaN operand gives the canonical NaN."""
     if ftz:
         a = ftz32(a)
         b = ftz32(b)
     an, bn = is_nan32(a), is_nan32(b)
-    if an and bn:
+    if an and bn or (nan and (an or bn)):
         return NAN32
     if an:
         return b
@@ -368,6 +382,10 @@ def fchk_divide(a, b):
 def mufu(func, a):
     """The special-function unit on float32 bits (see the module docstring for errors)."""
     if func == 6 or func == 7:      # RCP64H, RSQ64H: the high word of a float64
+        # subnormal operands and results flush to zero (H200: rcp.approx.ftz.f64 of the
+        # largest subnormal is -inf, of the largest double 0)
+        if (a & 0x7FF00000) == 0:
+            a = a & 0x80000000
         x = f64(np.int64(a) << 32)
         if func == 6:
             r = 1.0 / x if x != 0.0 else math.copysign(math.inf, x)
@@ -375,7 +393,10 @@ def mufu(func, a):
             if x < 0.0:
                 return 0x7FFFFFFF
             r = 1.0 / math.sqrt(x) if x != 0.0 else math.copysign(math.inf, x)
-        return (bits64(r) >> 32) & M32
+        hi = (bits64(r) >> 32) & M32
+        if (hi & 0x7FF00000) == 0:
+            hi = hi & 0x80000000
+        return hi
     a = ftz32(a)
     if is_nan32(a):
         return NAN32
@@ -425,7 +446,31 @@ def mufu(func, a):
     return ftz32(round32(r, 0.0, RN))
 
 
+@njit(cache=True)
+def mufu16(func, h):
+    """MUFU.<func>.F16 (ex2.approx.f16): the f16 in the low half through the unit, the
+    result rounded to f16 (low half).  f16 values are normal float32s, so nothing flushes."""
+    x = h2f(h)
+    if x != x:
+        return NAN16
+    r = mufu(func, round32(x, 0.0, RN))
+    return round16(np.float64(f32(r)), 0.0, RN, F16, False)
+
+
 # ---- f64 arithmetic -------------------------------------------------------------------------
+@njit(cache=True)
+def nan_result64(a, b, c):
+    """The NaN an f64 operation writes (a, b, c: its source registers before -/|.|):
+    the first NaN among them, quieted; none (inf - inf, 0 * inf): the canonical NaN."""
+    if is_nan64(a):
+        return a | QUIET64
+    if is_nan64(b):
+        return b | QUIET64
+    if is_nan64(c):
+        return c | QUIET64
+    return NAN64
+
+
 @njit(cache=True)
 def dadd(a, b, mode):
     x, y = f64(a), f64(b)
@@ -436,6 +481,8 @@ def dadd(a, b, mode):
         return bits64(-0.0)
     if s != s:
         return NAN64
+    if not math.isfinite(s) and math.isfinite(x) and math.isfinite(y):
+        return _overflow64(s, mode)
     return round64(s, t, mode)
 
 
@@ -445,10 +492,35 @@ def dmul(a, b, mode):
     p = x * y
     if p != p:
         return NAN64
-    if mode == RN or not math.isfinite(p):
-        return round64(p, 0.0, mode) if math.isfinite(p) else _overflow64(p, mode)
-    e = fma64(x, y, -p)
-    return round64(p, e, mode)
+    if not math.isfinite(p):
+        # an infinite operand gives an exact infinity; finite ones overflowed
+        return _overflow64(p, mode) if math.isfinite(x) and math.isfinite(y) else bits64(p)
+    if mode == RN:
+        return round64(p, 0.0, mode)
+    return round64(p, _residual64(x, y, 0.0, p), mode)
+
+
+TINY64 = 2.0 ** -800      # below this the residual of a product can underflow (a subnormal result)
+SCALE64 = 2.0 ** 600
+
+
+@njit(cache=True)
+def _residual64(x, y, z, r):
+    """A float64 with the sign of x*y + z - r (exact value minus its RN rounding r), for
+    the directed roundings.  Tiny terms are scaled by 2^600 first (the smaller factor and
+    z: exact, nothing overflows), so that a subnormal result (mul.rp.f64 of 1/3 and the
+    largest subnormal, div.rm.f64's last DFMA) still knows its direction."""
+    if abs(x * y) < TINY64 and abs(z) < TINY64 and x != 0.0 and y != 0.0:
+        if abs(x) < abs(y):
+            x = x * SCALE64
+        else:
+            y = y * SCALE64
+        z = z * SCALE64
+        r = r * SCALE64
+    p = x * y
+    pe = fma64(x, y, -p)              # x*y = p + pe exactly
+    s, se = two_sum(p, z)             # p + z = s + se exactly
+    return (s - r) + (se + pe)
 
 
 @njit(cache=True)
@@ -470,12 +542,10 @@ def dfma(a, b, c, mode):
     if mode == RN:
         return bits64(r)
     if not math.isfinite(r):
-        return _overflow64(r, mode)
-    p = x * y
-    pe = fma64(x, y, -p)              # x*y = p + pe exactly
-    s, se = two_sum(p, z)             # p + z = s + se exactly
-    err = (s - r) + (se + pe)
-    return round64(r, err, mode)
+        if math.isfinite(x) and math.isfinite(y) and math.isfinite(z):
+            return _overflow64(r, mode)
+        return bits64(r)                 # an infinite operand: the infinity is exact
+    return round64(r, _residual64(x, y, z, r), mode)
 
 
 @njit(cache=True)
@@ -500,11 +570,26 @@ def dmnmx_select(a, b, want_min):
 
 # ---- conversions -----------------------------------------------------------------------------
 @njit(cache=True)
-def float_to_int(x, mode, itype):
-    """F2I: a float64 value rounded in `mode`, saturated to the integer type (IT_*);
-    NaN gives 0.  Returns the integer's bits (64-bit for 64-bit types)."""
-    if x != x:
+def int_nan(itype, ntz):
+    """F2I's result for a NaN (module docstring): 0 with .NTZ, else the sign bit of the
+    destination's width, signed and unsigned types alike."""
+    if ntz:
         return np.int64(0)
+    if itype >= 6:
+        return SIGN64
+    if itype >= 4:
+        return np.int64(0x80000000)
+    if itype >= 2:
+        return np.int64(0x8000)
+    return np.int64(0x80)
+
+
+@njit(cache=True)
+def float_to_int(x, mode, itype, ntz=True):
+    """F2I: a float64 value rounded in `mode`, saturated to the integer type (IT_*);
+    NaN gives `int_nan`.  Returns the integer's bits (64-bit for 64-bit types)."""
+    if x != x:
+        return int_nan(itype, ntz)
     r = frnd(x, mode)
     if itype == 4:     # U32
         if r <= 0.0:
@@ -590,6 +675,25 @@ def int_to_f64(bits, itype, mode):
     return round64(s, t, mode)
 
 
+@njit(cache=True)
+def widen_nan64(bits, mbits):
+    """F2F.F64.F32 / .F16 / .BF16 of a NaN (bits; mbits = 23, 10 or 7 significand bits):
+    its sign and payload at the top of the f64 significand, quieted."""
+    sign = SIGN64 if (bits >> (31 if mbits == 23 else 15)) & 1 else np.int64(0)
+    payload = np.int64(bits & ((1 << mbits) - 1)) << (52 - mbits)
+    return sign | np.int64(0x7FF0000000000000) | QUIET64 | payload
+
+
+@njit(cache=True)
+def narrow_nan(fmt_dst):
+    """F2F from f64 to f32 (fmt_dst -1), f16 (F16) or bf16 (BF16) of a NaN."""
+    if fmt_dst == 0:
+        return np.int64(QNAN16)
+    if fmt_dst == 1:
+        return np.int64(QNAN_BF16)
+    return np.int64(QNAN32)
+
+
 # ---- half precision ---------------------------------------------------------------------------
 @njit(cache=True)
 def h2f(h):
@@ -672,6 +776,23 @@ def round16(s, t, mode=RN, fmt=F16, satfinite=False):
 def round_half(s, t, mode, bf16):
     """f16 or bfloat16 bits of s + t rounded in `mode` (round16 with the format as a flag)."""
     return round16(s, t, mode, BF16 if bf16 else F16, False)
+
+
+@njit(cache=True)
+def ftz_half(v, bf16):
+    """.FTZ of the half pipe on an operand's value: an f16 (bf16) subnormal becomes a zero
+    of its sign (HADD2/HMUL2/HFMA2.FTZ flush their inputs and results)."""
+    if v != 0.0 and abs(v) < (1.1754943508222875e-38 if bf16 else 6.103515625e-05):
+        return math.copysign(0.0, v)
+    return v
+
+
+@njit(cache=True)
+def ftz16(h, bf16):
+    """.FTZ on a result's f16 (bf16) bits."""
+    if (h & (0x7F80 if bf16 else 0x7C00)) == 0:
+        return h & 0x8000
+    return h
 
 
 bf2f = b2f                               # the same bfloat16 reader under the name the half pipe uses

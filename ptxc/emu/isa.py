@@ -95,6 +95,18 @@ M_BF16 = 1 << 18              # the 16-bit float (source or destination) is bf16
 # F2FP: .RELU (negative results become +0), .SATFINITE (overflow to the largest finite
 # number), .MERGE_C (one conversion into the low half; the high half kept from operand 2)
 M_RELU, M_SATFINITE, M_MERGE_C = 1 << 19, 1 << 22, 1 << 23
+# numeric-semantics flags (ptxc/emu/fp.py's NaN rules), above the bits the others use:
+# M_NAN: FMNMX.NAN / HMNMX2.NAN (a NaN operand gives the canonical NaN);
+# M_NTZ: F2I[P].NTZ (a NaN gives 0; without it, the destination's sign bit);
+# M_SRC_BF16: F2F's 16-bit source is bf16 (M_BF16 then names the destination's format);
+# M_SRCINT: I2I.SAT, run as F2I of the source integer's exact value (bits 12..14: the
+# destination type, M_SRC_S: the source is signed 32-bit, else unsigned)
+M_NAN, M_NTZ, M_SRC_BF16, M_SRCINT, M_SRC_S = 1 << 40, 1 << 41, 1 << 42, 1 << 43, 1 << 44
+# PRMT's modes (bits 0..2): the default byte-select nibbles, and the PTX ISA's
+# .f4e .b4e .rc8 .ecl .ecr .rc16, which read only the selector's low two bits
+# MUFU.EX2.F16 and friends: the operand and result are f16 (the low half), beside the function
+M_MUFU_F16 = 1 << 40
+PRMT_IDX, PRMT_F4E, PRMT_B4E, PRMT_RC8, PRMT_ECL, PRMT_ECR, PRMT_RC16 = range(7)
 # WARPSYNC.EXCLUSIVE: the threads of each mask go on as a group of their own (sm_90's code
 # for per-half-warp masks: the VOTE after it sees only its half), one group at a time
 M_EXCLUSIVE = 1
@@ -108,7 +120,7 @@ M_MOV_B8, M_MOV_B16 = 1 << 6, 1 << 7
  AT_POPC_INC, AT_CAST) = range(12)
 # AT_CAST (ATOMS.CAST.SPIN d, [a], cmp, new): stores new if [a] == cmp; d = 1 if it stored
 AT_SHIFT = 8
-AT_U32, AT_S32, AT_U64, AT_S64, AT_F32, AT_F64 = range(6)
+AT_U32, AT_S32, AT_U64, AT_S64, AT_F32, AT_F64, AT_F16X2, AT_BF16X2 = range(8)
 AT_TYPE_SHIFT = 12
 # SHFL modes
 SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_BFLY = 0, 1, 2, 3

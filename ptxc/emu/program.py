@@ -56,6 +56,8 @@ MEM_SIZES = {"U8": (1, 0), "S8": (1, I.M_SIGNED), "U16": (2, 0), "S16": (2, I.M_
              "32": (4, 0), "64": (8, 0), "128": (16, 0)}
 ATOM_OPS = {"ADD": I.AT_ADD, "MIN": I.AT_MIN, "MAX": I.AT_MAX, "INC": I.AT_INC, "DEC": I.AT_DEC,
             "AND": I.AT_AND, "OR": I.AT_OR, "XOR": I.AT_XOR, "EXCH": I.AT_EXCH, "CAS": I.AT_CAS}
+PRMT_MODES = {"F4E": I.PRMT_F4E, "B4E": I.PRMT_B4E, "RC8": I.PRMT_RC8, "ECL": I.PRMT_ECL, "ECR": I.PRMT_ECR,
+              "RC16": I.PRMT_RC16}
 REDUX_OPS = {"AND": I.RX_AND, "OR": I.RX_OR, "XOR": I.RX_XOR, "SUM": I.RX_SUM, "MIN": I.RX_MIN,
              "MAX": I.RX_MAX}
 
@@ -119,8 +121,18 @@ def _half_format(mods) -> int:
 
 
 def b_f2i(op, mods):
-    dst = next((INT_TYPES[t] for t in mods if t in INT_TYPES), I.IT_S32)
-    bits = _rounding(mods) | (I.M_FTZ if "FTZ" in mods else 0) | (dst << I.IT_SHIFT)
+    """F2I, F2IP (one f32 to an 8-bit integer: fill_row keeps its converted operand)
+    and I2I.SAT (an integer saturated to a narrower type: F2I of its exact value)."""
+    ints = [INT_TYPES[t] for t in mods if t in INT_TYPES]
+    dst = ints[0] if ints else I.IT_S32
+    bits = _rounding(mods) | (I.M_FTZ if "FTZ" in mods else 0) | (dst << I.IT_SHIFT) \
+        | (I.M_NTZ if "NTZ" in mods else 0)
+    if op == "I2I":
+        if "SAT" not in mods or len(ints) != 2 or ints[1] not in (I.IT_S32, I.IT_U32):
+            raise ProgramError(f"{op}.{'.'.join(mods)} is not emulated (only I2I.*.S32/U32.SAT)")
+        return I.OP_F2I, (dst << I.IT_SHIFT) | I.RND_RZ | I.M_SRCINT | (I.M_SRC_S if ints[1] == I.IT_S32 else 0)
+    if op == "F2IP" and (dst not in (I.IT_U8, I.IT_S8) or "F32" not in mods):
+        raise ProgramError(f"{op}.{'.'.join(mods)} is not emulated (only F2IP.U8/S8.F32)")
     if "F64" in mods:
         bits |= I.M_F64
     if "F16" in mods or "BF16" in mods:          # F2I.S32.F16: the source is a 16-bit float
@@ -142,8 +154,14 @@ def b_i2f(op, mods):
 
 
 def b_f2f(op, mods):
+    """F2F.<dst>.<src>: M_BF16 when the destination is bf16 (or the only 16-bit float is),
+    M_SRC_BF16 when the source is (F2F.F16.BF16, F2F.BF16.F16: real conversions)."""
     floats = [t for t in mods if t in ("F16", "BF16", "F32", "F64")]
     bits = _rounding(mods) | (I.M_FTZ if "FTZ" in mods else 0) | _half_format(mods)
+    if len(floats) == 2 and floats[1] == "BF16":
+        bits |= I.M_SRC_BF16
+        if floats[0] != "BF16":
+            bits &= ~I.M_BF16
     if len(floats) == 2:
         bits |= {"F64": I.M_DST64, "F16": I.M_DST16, "BF16": I.M_DST16}.get(floats[0], 0)
         bits |= {"F64": I.M_F64, "F16": I.M_SRC16, "BF16": I.M_SRC16}.get(floats[1], 0)
@@ -199,6 +217,10 @@ def b_atom(space):
             typ = I.AT_F32
         if "F64" in mods:
             size, typ = 8, I.AT_F64
+        if "F16x2" in mods:
+            typ = I.AT_F16X2
+        if "BF16x2" in mods:
+            typ = I.AT_BF16X2
         bits = size | kind << I.AT_SHIFT | typ << I.AT_TYPE_SHIFT    # float atomics always flush subnormals
         opid = I.OP_RED if op in ("RED", "REDG") else I.OP_ATOM
         return opid, bits | space << 16
@@ -220,7 +242,7 @@ def b_lea(op, mods):
 def b_mufu(op, mods):
     for t in mods:
         if t in MUFU:
-            return I.OP_MUFU, MUFU[t]
+            return I.OP_MUFU, MUFU[t] | (I.M_MUFU_F16 if "F16" in mods else 0)
     raise ProgramError(f"MUFU function of {op}.{'.'.join(mods)}")
 
 
@@ -295,7 +317,8 @@ BUILDERS = {
     "FLO": b_simple(I.OP_FLO, lambda m: (1 if "SH" in m else 0) | (0 if "U32" in m else 2)),
     "UFLO": b_simple(I.OP_FLO, lambda m: (1 if "SH" in m else 0) | (0 if "U32" in m else 2)),
     "BREV": b_simple(I.OP_BREV), "UBREV": b_simple(I.OP_BREV),
-    "PRMT": b_simple(I.OP_PRMT), "UPRMT": b_simple(I.OP_PRMT),
+    "PRMT": b_simple(I.OP_PRMT, lambda m: PRMT_MODES[m[0]] if m else I.PRMT_IDX),
+    "UPRMT": b_simple(I.OP_PRMT, lambda m: PRMT_MODES[m[0]] if m else I.PRMT_IDX),
     "SGXT": b_simple(I.OP_SGXT, lambda m: (1 if "U32" in m else 0) | (2 if "W" in m else 0)),
     "VABSDIFF": b_simple(I.OP_VABSDIFF, lambda m: I.M_U32 if "U32" in m else 0),
     "VABSDIFF4": b_simple(I.OP_VABSDIFF4, lambda m: I.M_U32 if "U8" in m else 0),
@@ -303,19 +326,19 @@ BUILDERS = {
     "S2R": b_simple(I.OP_S2R), "CS2R": b_simple(I.OP_CS2R), "S2UR": b_simple(I.OP_S2R),
     "B2R": b_simple(I.OP_B2R),
     "FADD": b_float_arith(I.OP_FADD), "FMUL": b_float_arith(I.OP_FMUL), "FFMA": b_float_arith(I.OP_FFMA),
-    "FMNMX": b_simple(I.OP_FMNMX, lambda m: I.M_FTZ if "FTZ" in m else 0),
+    "FMNMX": b_simple(I.OP_FMNMX, lambda m: (I.M_FTZ if "FTZ" in m else 0) | (I.M_NAN if "NAN" in m else 0)),
     "FSETP": b_simple(I.OP_FSETP, _setp),
     "FSEL": b_simple(I.OP_FSEL),
     "FCHK": b_simple(I.OP_FCHK),
     "FRND": b_simple(I.OP_FRND, lambda m: _rounding(m) | (I.M_FTZ if "FTZ" in m else 0)
                      | (I.M_F64 if "F64" in m else 0)),
     "MUFU": b_mufu,
-    "F2I": b_f2i, "I2F": b_i2f, "I2FP": b_i2f, "F2F": b_f2f,
+    "F2I": b_f2i, "F2IP": b_f2i, "I2I": b_f2i, "I2F": b_i2f, "I2FP": b_i2f, "F2F": b_f2f,
     "DADD": b_float_arith(I.OP_DADD), "DMUL": b_float_arith(I.OP_DMUL), "DFMA": b_float_arith(I.OP_DFMA),
     "DSETP": b_simple(I.OP_DSETP, _setp),
     "HADD2": b_simple(I.OP_HADD2, _half_arith),
     "HFMA2": b_simple(I.OP_HFMA2, _half_arith),
-    "HMNMX2": b_simple(I.OP_HMNMX2, _bf16),
+    "HMNMX2": b_simple(I.OP_HMNMX2, lambda m: _bf16(m) | (I.M_NAN if "NAN" in m else 0)),
     "HMUL2": b_simple(I.OP_HMUL2, _half_arith),
     "BMSK": b_simple(I.OP_BMSK, lambda m: 1 if "W" in m else 0),
     # QSPC.E.S / .L / .G: is a generic address in the shared / local / global window
@@ -545,10 +568,18 @@ def fill_row(row: np.ndarray, addr: int, instr: Instr, nregs: int) -> None:
         row[I.F_D0K + 2 * k], row[I.F_D0 + 2 * k] = kind, num
         if k < 2:
             row[I.F_DW0 + k] = max(getattr(dst, "width", 1), 1) if dst.file in ("R", "UR") else 1
+            if dst.file == "R" and opid == I.OP_ATOM and (bits & 31) == 8:
+                row[I.F_DW0 + k] = 2     # ATOMG.E.MAX.S64, .ADD.F64: the old value is a pair, whatever the listing says
     row[I.F_WB] = 0 if opid in NO_WRITEBACK else 1
     srcs = list(instr.srcs)
     if instr.op in ("HADD2", "HFMA2"):
         srcs = _merge_half_immediates(srcs)
+    if instr.op == "F2IP":
+        # F2IP.U8.F32 Rd, RZ, Rb, RZ (ptxas's cvt.rni/rzi.u8.f32): Rb converted into the low
+        # byte; other operands than RZ pack more values, not seen, so not guessed
+        if len(srcs) != 3 or any(not (isinstance(x, Reg) and x.file == "R" and x.num == 255) for x in (srcs[0], srcs[2])):
+            raise ProgramError(f"{instr.name} with operands other than RZ, Rb, RZ is not emulated")
+        srcs = [srcs[1]]
     if instr.op == "WARPSYNC" and not srcs:          # WARPSYNC.ALL: the whole warp
         srcs = [Imm(0xFFFFFFFF)]
     for op in instr.operands:
