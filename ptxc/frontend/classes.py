@@ -133,9 +133,16 @@ def declare_static(an, member: A.StructMember, struct: S.StructType, scope: S.Sc
         if init is not None:
             value = an.check_initializer(init, t)
             an.note_constant(sym, value)
-        if sym.const_value is None:
-            an.fail(f"unsupported feature: static data member '{declarator.name}' that is not a constant",
-                    declarator.loc)
+            if sym.const_value is None:
+                an.fail(f"unsupported feature: static data member '{declarator.name}' initialized in its class "
+                        f"by a value that is not a constant", declarator.loc)
+        else:   # declared here, defined outside the class (`int S::n = 0;`): a host variable, as in CUDA
+            if member.specs.memory_spaces or member.specs.exec_spaces:
+                an.fail("memory qualifier on data member is not allowed", declarator.loc)
+            sym.space = None
+            sym.static_member = struct
+            from .mangle import mangle_static_member
+            sym.linkage_name = mangle_static_member(struct, declarator.name)
         scope.names[declarator.name] = sym
 
 

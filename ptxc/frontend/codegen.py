@@ -1880,6 +1880,18 @@ class FunctionCodegen:
         constant = S.constant_value(expr.cond)
         if constant is not None:
             return self.gen_expr(expr.then if constant else expr.else_)
+        if is_aggregate(t):     # `c ? v : w` of one class: a select per field (what SROA leaves)
+            if not (_is_speculatable(expr.then) and _is_speculatable(expr.else_)):
+                raise self.unsupported("a conditional of class values with side effects in its arms", expr)
+            p = self.condition_pred(expr.cond)
+            a = self.rvalue(self.gen_expr(expr.then), t)
+            b = self.rvalue(self.gen_expr(expr.else_), t)
+            if p.__class__ is _Imm:
+                return a if p.value else b
+            values = []
+            for va, vb, (_, lt) in zip(a.values, b.values, leaves(t)):
+                values.append(va if va is vb else self.op(f"selp.{sel_type(lt)}", reg_class(lt), va, vb, p))
+            return AggValue(t, values)
         if _is_speculatable(expr.then) and _is_speculatable(expr.else_) and t.__class__ is not S.VoidType \
                 and reg_class(t) != "p":
             minmax = self.select_min_max(expr, t)
@@ -2589,7 +2601,7 @@ class ModuleCodegen:
             if space is None:
                 raise Unsupported(f"host variable '{sym.name}' in device code" if sym.space is None
                                   else f"__{sym.space}__ variables", node.loc)
-        name = name or sym.name
+        name = name or sym.linkage_name or sym.name
         t = S.unqualified(sym.type)
         if space == "shared" and t.__class__ is S.ArrayType and t.size is None:  # extern __shared__ x[]
             var = self.extern_shared.setdefault(name, ir.Variable(".shared", ".b8", name, align=16, array=0,

@@ -416,6 +416,11 @@ class BuildAst(Transformer):
         tok = children[0]
         return A.Declarator(tok[2:], tok[1], [])
 
+    def qualified_declarator(self, children):
+        """`int Cfg::calls = 0;`: the definition of a static data member."""
+        scope, name = children
+        return A.Declarator(name[2:], f"{scope[1]}::{name[1]}", [])
+
     def array_declarator(self, children):
         inner, size = children
         deriv = A.ArrayDeriv(inner.loc, size)
@@ -865,6 +870,10 @@ class Lexer:
             if j + 1 < count and values[j] in ("struct", "class", "union") and kinds[j + 1] == "IDENTIFIER":
                 self.template_names[values[j + 1]] = "TEMPLATE_TYPE_NAME"
                 continue
+            if j + 2 < count and values[j] == "using" and values[j + 2] == "=":   # an alias template
+                self.template_names[values[j + 1]] = "TEMPLATE_TYPE_NAME"
+                type_names.discard(values[j + 1])
+                continue
             name = _declared_function_name(kinds, values, j)
             if name is not None and self.template_names.get(name) != "TEMPLATE_TYPE_NAME":
                 self.template_names[name] = "TEMPLATE_NAME"
@@ -884,6 +893,9 @@ class Lexer:
         for k in _positions(values, "::"):
             if k > 0 and kinds[k - 1] in ("IDENTIFIER", "TYPE_NAME", "TEMPLATE_TYPE_NAME"):
                 kinds[k - 1] = "NAMESPACE_NAME"
+                if k + 2 < len(kinds) and kinds[k + 1] == "IDENTIFIER" and values[k + 2] in ("=", ";", "[", "{") \
+                        and _after_type_words(kinds, values, k - 2):
+                    kinds[k - 1] = "MEMBER_SCOPE"   # `const float Cfg::scale = 2.0f;`
         for k in _positions(values, "namespace"):
             if k > 0 and values[k - 1] == "using" and k + 1 < len(kinds) and kinds[k + 1] == "IDENTIFIER":
                 kinds[k + 1] = "NAMESPACE_NAME"
@@ -1118,6 +1130,17 @@ def _after_parens(values: list, k: int) -> int:
             if depth == 0:
                 return j + 1
     return len(values)
+
+
+_TYPE_WORDS = frozenset({"int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool",
+                         "void", "const", "volatile", "auto"})
+
+
+def _after_type_words(kinds: list, values: list, k: int) -> bool:
+    """Do the tokens ending at k end a declaration's specifiers (`const float`, `T *`)?"""
+    while k >= 0 and values[k] in ("*", "&"):
+        k -= 1
+    return k >= 0 and (kinds[k] == "TYPE_NAME" or values[k] in _TYPE_WORDS)
 
 
 def _positions(items: list, item):

@@ -467,6 +467,8 @@ class VarSymbol:
     declaration: object = None  # the InitDeclarator of a global (its initializer)
     const_value: object = None  # a const integer initialized by a constant: its value
     reference: bool = False     # a `T&`: the symbol holds a `T *`, each use reads through it
+    static_member: object = None  # a static data member defined outside its class: the class
+    linkage_name: str = ""      # its name in PTX where that is not `name` (`_ZN3Cfg5scaleE`)
 
     def __repr__(self) -> str:
         return f"VarSymbol({self.name!r}, {type_name(self.type)!r}, {self.kind})"
@@ -491,6 +493,7 @@ class FunctionSymbol:
     declared_type: object = None          # the type as declared (references kept)
     defaults: list = field(default_factory=list)   # per parameter: its default argument (unchecked) or None
     self_mode: str | None = None   # a member function: "pointer" (`this`), "value" (const: `__self`), "ctor"
+    returns_ref: bool = False      # returns a non-const `T&`: as the `T *` its returns take the address of
 
     def __repr__(self) -> str:
         return f"FunctionSymbol({self.name!r}, {type_name(self.type)!r})"
@@ -794,8 +797,14 @@ def effective_function_type(sym: "FunctionSymbol") -> None:
     index in ref_params), a `const T&` of a value type a `T` (the mangled name keeps
     the declared types)."""
     params = sym.type.params
-    if isinstance(sym.type.ret, ReferenceType):    # returns a copy (`T& operator+=` is used as a statement)
-        sym.type = FunctionType(unqualified(sym.type.ret.pointee), params, sym.type.variadic)
+    ret = sym.type.ret
+    if isinstance(ret, ReferenceType):
+        if ret.pointee.const or isinstance(ret.pointee, ArrayType) or unqualified(ret.pointee) == AUTO:
+            # a `const T&` result: a copy, which nothing can tell apart from the reference
+            sym.type = FunctionType(unqualified(ret.pointee), params, sym.type.variadic)
+        else:   # `T& operator[](int)`, `Vec& operator+=(...)`: the lvalue's address, read through `*`
+            sym.type = FunctionType(PointerType(ret.pointee), params, sym.type.variadic)
+            sym.returns_ref = True
     if not any(isinstance(p, ReferenceType) for p in params):
         return
     out, refs = [], set()
@@ -1101,6 +1110,9 @@ class Analyzer:
         for init in decl.declarators:
             d = init.declarator
             t = self.derive(base, d)
+            if d.name and "::" in d.name and not isinstance(t, FunctionType):
+                self.define_static_member(specs, init, t)
+                continue
             if isinstance(t, FunctionType):
                 self.declare_function(specs, d, t)
                 continue
@@ -1120,12 +1132,41 @@ class Analyzer:
                 if isinstance(t, ArrayType) and t.size is None and isinstance(init.init, A.InitList):
                     sym.type = ArrayType(t.elem, len(init.init.items))
 
+    def define_static_member(self, specs: A.DeclSpecifiers, init: A.InitDeclarator, t: Type) -> None:
+        """`const float Cfg::scale = 2.0f;`: the definition of a static data member its
+        class declared (a host variable; a constant one device code reads as its value)."""
+        d = init.declarator
+        sym = self.scope.lookup(d.name)
+        if not isinstance(sym, VarSymbol) or sym.static_member is None:
+            self.fail(f"no static data member '{d.name}' declared", d.loc)
+        if specs.memory_spaces or specs.exec_spaces:
+            self.fail("memory qualifier on data member is not allowed", d.loc)
+        if unqualified(t) != unqualified(sym.type) or t.const != sym.type.const:
+            self.fail(f"declaration of '{d.name}' as '{type_name(t)}' does not match its class's "
+                      f"'{type_name(sym.type)}'", d.loc)
+        if sym.declaration is not None:
+            self.fail(f"redefinition of '{d.name}'", d.loc)
+        sym.declaration = init
+        init.symbol = sym
+        if init.init is not None:
+            sym.has_init = True
+            init.init = self.check_initializer(init.init, sym.type)
+            self.note_constant(sym, init.init)
+
     def note_constant(self, sym: VarSymbol, init) -> None:
-        """`const int n = 100;`: `n` is an integer constant expression (`float h[n]`)."""
-        if sym.type.const and is_integer(sym.type) and not isinstance(init, A.InitList):
-            value = constant_value(init)
-            if isinstance(value, int):
-                sym.const_value = value
+        """`const int n = 100;`: `n` is an integer constant expression (`float h[n]`);
+        a `const float` at file or class scope initialized by a constant is that constant
+        (device code may read it, as nvcc folds it)."""
+        if sym.type.const and not isinstance(init, A.InitList):
+            if is_integer(sym.type):
+                value = constant_value(init)
+                if isinstance(value, int):
+                    sym.const_value = value
+            elif sym.kind == "global" and isinstance(unqualified(sym.type), FloatType) and \
+                    not sym.type.volatile:
+                value = constant_value(init)
+                if isinstance(value, (int, float)):
+                    sym.const_value = convert_constant(value, unqualified(sym.type))
 
     def deduced_local_type(self, t: Type, init: A.InitDeclarator, d: A.Declarator) -> Type:
         """`auto x = e;` has e's type (decayed, top-level qualifiers dropped, `const auto`
@@ -1328,6 +1369,8 @@ class Analyzer:
                 init.items = [self.check_initializer(item, ftype) for item, (_, ftype, _) in zip(init.items, t.fields)]
             elif len(init.items) == 1:
                 init.items = [self.check_initializer(init.items[0], t)]
+            elif not init.items:    # `int x{};`: value-initialized, zero
+                init.items = [self.implicit(self.check_expr(A.IntLit(init.loc, 0, "0")), unqualified(t))]
             else:
                 self.error("too many initializers for a scalar", init.loc)
             return init
@@ -1440,6 +1483,15 @@ class Analyzer:
                 self.error(f"void function '{self.function.name}' should not return a value", stmt.loc)
             stmt.value = value
             return
+        if self.function.returns_ref:       # `return x;` of a `T&` function returns &x
+            if not self.is_lvalue(value):
+                self.fail("a non-const reference result cannot bind to a temporary", value.loc)
+            if unqualified(value.type) != unqualified(ret.pointee) or (value.type.const and not ret.pointee.const):
+                self.fail(f"cannot bind a reference of type '{ret.pointee} &' to a value of type '{value.type}'",
+                          value.loc)
+            stmt.value = value.operand if isinstance(value, A.Unary) and value.op == "*" else \
+                self.check_expr(A.Unary(value.loc, "&", value))
+            return
         stmt.value = self.convert_assign(value, unqualified(ret), "returning")
 
     def check_range_for(self, stmt: A.RangeForStmt) -> None:
@@ -1529,6 +1581,10 @@ class Analyzer:
                 template.definition = A.Declaration(decl.loc, decl.specs, decl.declarators)
                 template.definition.declarator = d
             self.namespace_scope.names[d.name] = template
+            return
+        if isinstance(decl, A.UsingAlias):
+            self.namespace_scope.names[decl.name] = T.AliasTemplate(decl.name, item.params, decl.type_name, item.loc,
+                                                                    self.namespace_scope)
             return
         if isinstance(decl, A.Declaration):
             struct = next((s for s in decl.specs.type_specs if isinstance(s, A.StructSpec)), None)
@@ -1680,7 +1736,7 @@ class Analyzer:
                 self.fail(f"'{expr.name}' is only available in device code", expr.loc)
             expr.type = sym.type
             if sym.const_value is not None and sym.kind == "global":   # `constexpr int N = 8;`: its value
-                return A.IntLit(expr.loc, sym.const_value, str(sym.const_value), unqualified(sym.type))
+                return constant_literal(expr.loc, sym)
             if sym.reference:       # a `T&`: the object it refers to
                 return A.Unary(expr.loc, "*", expr, sym.type.pointee)
         elif isinstance(sym, EnumConstSymbol):
@@ -1721,6 +1777,10 @@ class Analyzer:
         template = self.scope.lookup(spec.name)
         if isinstance(template, TypedefSymbol):     # the injected class name inside its own template
             return template.type
+        if isinstance(template, T.AliasTemplate) and spec.args is not None and spec.member is None:
+            args = T.explicit_arguments(self, template.params, spec.args, spec.loc)
+            args = T.complete_arguments(self, template, args, spec.loc)
+            return T.alias_type(self, template, args)
         if not isinstance(template, T.ClassTemplate):
             self.fail(f"'{spec.name}' is not a class template", spec.loc)
         if spec.args is None:
@@ -1749,7 +1809,7 @@ class Analyzer:
     def check_class_member(self, expr: A.ClassMemberRef) -> A.Expr:
         sym = self.class_member(expr)
         if isinstance(sym, VarSymbol) and sym.const_value is not None:
-            return A.IntLit(expr.loc, sym.const_value, str(sym.const_value), unqualified(sym.type))
+            return constant_literal(expr.loc, sym)
         if isinstance(sym, EnumConstSymbol):
             return A.IntLit(expr.loc, sym.value, str(sym.value), sym.type)
         ident = A.Ident(expr.loc, expr.name)
@@ -2087,12 +2147,18 @@ class Analyzer:
             # C++: both operands of one enumeration type give that type (`c ? LOW : HIGH`)
             expr.then, expr.else_, expr.type = then, else_, unqualified(tt)
         elif is_arithmetic(tt) and is_arithmetic(et):
-            common = arithmetic_common(tt, et)
-            if tt == BOOL and et == BOOL:
-                common = BOOL
+            # C++: operands of one type give that type (`c ? a : b` of two shorts is a short)
+            common = unqualified(tt) if unqualified(tt) == unqualified(et) else arithmetic_common(tt, et)
             expr.then, expr.else_, expr.type = self.implicit(then, common), self.implicit(else_, common), common
         elif is_pointer(tt) and is_pointer(et) and unqualified(tt) == unqualified(et):
             expr.then, expr.else_, expr.type = then, else_, unqualified(tt)
+        elif is_pointer(tt) and is_pointer(et) and (composite := composite_pointer_type(tt, et)) is not None:
+            expr.then, expr.else_ = self.implicit(then, composite), self.implicit(else_, composite)
+            expr.type = composite
+        elif isinstance(tt, StructType) and unqualified(tt) == unqualified(et):
+            expr.then, expr.else_, expr.type = then, else_, unqualified(tt)     # `c ? v : w` of one class
+        elif is_pointer(tt) and self.is_null_constant(else_) and self.is_null_constant(then):
+            expr.then, expr.else_, expr.type = then, self.implicit(else_, tt), unqualified(tt)
         elif is_pointer(tt) and self.is_null_constant(else_):
             expr.then, expr.else_, expr.type = then, self.implicit(else_, tt), tt
         elif is_pointer(et) and self.is_null_constant(then):
@@ -2233,6 +2299,8 @@ class Analyzer:
         expr.args = self.convert_args(callee, args, expr.loc)
         expr.callee = callee
         expr.type = callee.type.ret
+        if callee.returns_ref:     # a `T&` result is an lvalue: `*f(...)`
+            return A.Unary(expr.loc, "*", expr, callee.type.ret.pointee)
         return expr
 
     def is_indirect_callee(self, func: A.Expr) -> bool:
@@ -2527,6 +2595,31 @@ _STMT_CHECKS = {
     A.StaticAssert: Analyzer.check_static_assert, A.UsingAlias: Analyzer.check_using_alias,
     A.RangeForStmt: Analyzer.check_range_for, A.UsingDeclaration: Analyzer.check_using_declaration,
 }
+
+
+def composite_pointer_type(a: PointerType, b: PointerType) -> Type | None:
+    """C++'s composite pointer type of two pointers ([expr.type]), or None: pointees of
+    one type give it with both operands' qualifiers (`char *` and `const char *`: `const
+    char *`); a `void *` and an object pointer give `void *` so qualified."""
+    pa, pb = a.pointee, b.pointee
+    const, volatile = pa.const or pb.const, pa.volatile or pb.volatile
+    ua, ub = unqualified(pa), unqualified(pb)
+    if ua == ub:
+        target = ua
+    elif isinstance(ua, VoidType) and not isinstance(ub, FunctionType) or \
+            isinstance(ub, VoidType) and not isinstance(ua, FunctionType):
+        target = VOID
+    else:   # (bases are flattened into their classes' fields: no derived-to-base conversion)
+        return None
+    return PointerType(with_quals(target, const=const, volatile=volatile))
+
+
+def constant_literal(loc, sym: VarSymbol) -> A.Expr:
+    """The literal a constant variable's use stands for (`N`, `Cfg::scale`)."""
+    t = unqualified(sym.type)
+    if isinstance(t, FloatType):
+        return A.FloatLit(loc, float(sym.const_value), repr(float(sym.const_value)), t)
+    return A.IntLit(loc, sym.const_value, str(sym.const_value), t)
 
 
 def constant_value(expr: A.Expr):

@@ -43,6 +43,27 @@ class ClassTemplate:
     specializations: dict = field(default_factory=dict)  # argument key -> A.StructSpec
 
 
+@dataclass(eq=False)
+class AliasTemplate:
+    """`template <class T> using V4 = Vec<T, 4>;`: a type, written with the parameters."""
+    name: str
+    params: list
+    type_name: A.TypeName
+    loc: tuple
+    scope: object = None
+
+
+def alias_type(analyzer, template: AliasTemplate, args: list) -> S.Type:
+    """The type an alias template names for `args` (its text read with the parameters bound)."""
+    scope = bind_scope(template, args, analyzer)
+    saved = analyzer.scope
+    analyzer.scope = scope
+    try:
+        return analyzer.resolve_type_name(copy.deepcopy(template.type_name))
+    finally:
+        analyzer.scope = saved
+
+
 def argument_key(args: list) -> tuple:
     return tuple(("t", a) if isinstance(a, S.Type) else ("v", a[0]) for a in args)
 
