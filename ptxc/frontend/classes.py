@@ -181,6 +181,7 @@ def make_method(an, struct: S.StructType, fdef: A.FunctionDef, register: bool = 
                            inline=next((s for s in fdef.specs.function_specs if s != "constexpr"), None))
     sym.self_mode = mode
     sym.defaults = [p.default for p in deriv.params]
+    sym.default_scope = an.scope
     declared = t.params[1:] if mode else t.params
     from .mangle import mangle_member
     sym.mangled = mangle_member(struct, d.name, list(declared), const=mode == "value", conversion=conversion)
@@ -222,6 +223,7 @@ def make_constructor(an, struct: S.StructType, ctor: A.ConstructorDef):
     sym = S.FunctionSymbol(f"{struct.name}::{struct.name}", t, loc, spaces, inline="__forceinline__")
     sym.self_mode = "ctor"
     sym.defaults = [p.default for p in ctor.params]
+    sym.default_scope = an.scope
     from .mangle import mangle_member
     sym.mangled = mangle_member(struct, None, list(t.params))
     sym.declared_type = t

@@ -1178,6 +1178,10 @@ class FunctionCodegen:
             if sym.kind == "builtin":
                 if sym.name == "warpSize":
                     return ir.Imm(32)
+                if sym.name in SPECIAL_REGS:    # `dim3 b = blockDim;`: its three registers
+                    sreg = SPECIAL_REGS[sym.name]
+                    return AggValue(S.unqualified(sym.type), [self.op("mov.u32", "r", ir.SpecialReg(f"{sreg}.{c}"))
+                                                              for c in "xyz"])
                 raise self.unsupported(f"'{sym.name}' as a whole value", expr)
             binding = self.binding(sym, expr)
         cls = binding.__class__
@@ -1967,6 +1971,9 @@ class FunctionCodegen:
 
     def gen_construct(self, expr: A.Construct):
         t = expr.type
+        if t.__class__ is S.StructType and t.name in ("dim3", "uint3"):    # dim3(x, y): z (and y) default to 1
+            values = [self.convert(self.gen_expr(a), a.type, S.UINT) for a in expr.args]
+            return AggValue(t, values + [ir.Imm(1)] * (3 - len(values)))
         if not S.is_scalar(t):
             raise self.unsupported(f"constructing a '{t}' in device code", expr)
         if not expr.args:

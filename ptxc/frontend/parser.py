@@ -944,7 +944,7 @@ class Lexer:
         # Before the first typedef or tag keyword, the set is the one given.
         if not type_names.isdisjoint(values[:first]):
             for k in compress(range(first), map(type_names.__contains__, values[:first])):
-                if kinds[k] == "IDENTIFIER":
+                if kinds[k] == "IDENTIFIER" and not (k > 0 and values[k - 1] in _MEMBER_ACCESS):
                     kinds[k] = "TYPE_NAME"
         in_typedef = False
         depth = 0
@@ -964,7 +964,9 @@ class Lexer:
                     else:
                         type_names.add(value)  # C++: `struct S {...}; S s;`
                 elif value in type_names:
-                    if _declares_variable(kinds, values, k):     # `struct node *node;`: a variable now
+                    if values[k - 1] in _MEMBER_ACCESS:     # `p.x` with a type `x`: the member
+                        pass
+                    elif _declares_variable(kinds, values, k):     # `struct node *node;`: a variable now
                         type_names.discard(value)
                         shadowed.add(value)
                     else:
@@ -1132,6 +1134,7 @@ def _after_parens(values: list, k: int) -> int:
     return len(values)
 
 
+_MEMBER_ACCESS = (".", "->")
 _TYPE_WORDS = frozenset({"int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool",
                          "void", "const", "volatile", "auto"})
 

@@ -493,6 +493,7 @@ class FunctionSymbol:
     declared_type: object = None          # the type as declared (references kept)
     defaults: list = field(default_factory=list)   # per parameter: its default argument (unchecked) or None
     self_mode: str | None = None   # a member function: "pointer" (`this`), "value" (const: `__self`), "ctor"
+    default_scope: object = None   # where its default arguments are read (a template instance's own scope)
     returns_ref: bool = False      # returns a non-const `T&`: as the `T *` its returns take the address of
 
     def __repr__(self) -> str:
@@ -902,6 +903,7 @@ class Analyzer:
         self.filename = filename
         self.diagnostics: list[Diagnostic] = []
         self.globals = Scope(None)
+        self.completions: dict = {}     # decl of a struct named before its definition -> the complete type
         self.scope = self.globals
         self.function: FunctionSymbol | None = None
         self.loop_depth = 0
@@ -1024,6 +1026,11 @@ class Analyzer:
             align = max(struct.align, self.constant_int(spec.align))
             struct = dataclasses.replace(struct, align=align, size=(struct.size + align - 1) // align * align)
         if spec.name:
+            forward = self.scope.tags.get(spec.name)
+            if isinstance(forward, StructType) and not forward.complete:
+                # `struct Node { struct Node* next; }`: the type its members named before it was complete
+                struct = dataclasses.replace(struct, decl=forward.decl)
+                self.completions[forward.decl] = struct
             self.scope.tags[spec.name] = struct
         return struct
 
@@ -1231,6 +1238,7 @@ class Analyzer:
         fderiv = d.derivations[-1] if d.derivations and isinstance(d.derivations[-1], A.FunctionDeriv) else None
         sym.param_names = [p.declarator.name for p in fderiv.params] if fderiv else []
         sym.defaults = [p.default for p in fderiv.params] if fderiv else []
+        sym.default_scope = self.scope
         if overloads is None and isinstance(existing, (FunctionSymbol, Overloads)) and (
                 isinstance(existing, Overloads) or existing.loc == (0, 0)):
             self.error(f"redefinition of builtin function '{d.name}'", d.loc)
@@ -1489,8 +1497,7 @@ class Analyzer:
             if unqualified(value.type) != unqualified(ret.pointee) or (value.type.const and not ret.pointee.const):
                 self.fail(f"cannot bind a reference of type '{ret.pointee} &' to a value of type '{value.type}'",
                           value.loc)
-            stmt.value = value.operand if isinstance(value, A.Unary) and value.op == "*" else \
-                self.check_expr(A.Unary(value.loc, "&", value))
+            stmt.value = self.address_of_lvalue(value)
             return
         stmt.value = self.convert_assign(value, unqualified(ret), "returning")
 
@@ -2008,6 +2015,15 @@ class Analyzer:
         expr.type = promote(t)
         return expr
 
+    def address_of_lvalue(self, value: A.Expr) -> A.Expr:
+        """`&value` of a checked lvalue (`&*p` is p; `&(c ? a : b)` is `c ? &a : &b`)."""
+        if isinstance(value, A.Unary) and value.op == "*":
+            return value.operand
+        if isinstance(value, A.Conditional):
+            then, else_ = self.address_of_lvalue(value.then), self.address_of_lvalue(value.else_)
+            return A.Conditional(value.loc, value.cond, then, else_, then.type)
+        return self.check_expr(A.Unary(value.loc, "&", value))
+
     def is_lvalue(self, expr: A.Expr) -> bool:
         if isinstance(expr, A.Ident):
             return isinstance(expr.symbol, VarSymbol)
@@ -2021,6 +2037,8 @@ class Analyzer:
             return True
         if isinstance(expr, A.StringLit):
             return True
+        if isinstance(expr, A.Conditional):     # C++: two lvalues of one type give an lvalue
+            return self.is_lvalue(expr.then) and self.is_lvalue(expr.else_) and expr.then.type == expr.else_.type
         return False
 
     def check_modifiable(self, target: A.Expr, what: str) -> None:
@@ -2105,6 +2123,9 @@ class Analyzer:
             return value
         value = self.rvalue(value)
         vt = value.type
+        if vt is UINT3 and unqualified(t) == DIM3 and isinstance(value, A.Ident):   # `dim3 t = threadIdx;`
+            return self.check_construct(A.Construct(value.loc, None, [A.Member(value.loc, value, c) for c in "xyz"]),
+                                        known_type=DIM3)
         if isinstance(t, AnyPointerType):
             if is_pointer(vt):
                 return value
@@ -2346,7 +2367,13 @@ class Analyzer:
         missing = callee.defaults[len(args):len(params)]
         if missing and all(d is not None for d in missing):     # C++ default arguments
             import copy
-            args = list(args) + [self.operand(copy.deepcopy(d)) for d in missing]
+            saved = self.scope
+            if callee.default_scope is not None:    # (read where the function was declared: `T lo = T(0)`)
+                self.scope = callee.default_scope
+            try:
+                args = list(args) + [self.operand(copy.deepcopy(d)) for d in missing]
+            finally:
+                self.scope = saved
         if len(args) < len(params) or (len(args) > len(params) and not callee.type.variadic):
             few = "few" if len(args) < len(params) else "many"
             self.fail(f"too {few} arguments to function call, expected {len(params)}, have {len(args)}", loc)
@@ -2440,6 +2467,9 @@ class Analyzer:
             if not is_pointer(base.type) or not isinstance(base.type.pointee, StructType):
                 self.fail(f"member reference type '{base.type}' is not a pointer to a struct", expr.loc)
             t = base.type.pointee
+            if not t.complete and t.decl in self.completions:    # `n->next->value` of `struct Node* next`
+                t = with_quals(self.completions[t.decl], const=t.const, volatile=t.volatile)
+                base = A.ImplicitCast(base.loc, base, PointerType(t))  # (equal types: implicit() would keep base)
         elif not isinstance(t, StructType):
             self.fail(f"member reference base type '{t}' is not a structure or union", expr.loc)
         found = t.field(expr.name)

@@ -255,6 +255,7 @@ def instantiate_function(analyzer, template: FunctionTemplate, args: list, loc) 
     sym = S.FunctionSymbol(shown, t, fdef.declarator.loc, spaces, launch_bounds=list(fdef.specs.launch_bounds),
                            inline=next((s for s in fdef.specs.function_specs if s != "constexpr"), None))
     sym.defaults = [p.default for p in _function_deriv(fdef.declarator).params]
+    sym.default_scope = scope
     sym.mangled = mangle_template_function(template.name, template.namespace, args, declared)
     sym.template_args = args
     template.instances[key] = sym
