@@ -1990,6 +1990,10 @@ class FunctionCodegen:
             return None
         if operand.type.__class__ is S.ArrayType and S.is_pointer(t):
             return self.address_value(self.gen_lvalue(operand))
+        if operand.__class__ is A.Binary and t.__class__ is S.FloatType:
+            narrow = _narrowed_binary(operand, t)
+            if narrow is not None:
+                return self.gen_binary(narrow)
         value = _GEN_EXPR[operand.__class__](self, operand)
         return self.convert(value, operand.type, t)
 
@@ -2376,6 +2380,24 @@ def _rank_kind(opcode: str) -> str:
 
 
 _RANK_KIND = OpcodeTable(_rank_kind)
+
+
+def _narrowed_binary(expr: A.Binary, t: S.Type):
+    """InstCombine's visitFPTrunc: `(float)((double)x op (double)y)` for + - * / of two
+    floats (or float constants) is `x op y` in float, exactly (a double holds the
+    exact result's rounding to float: double rounding is innocuous for these), so NVPTX
+    contracts it like any float expression.  None where the pattern does not hold."""
+    if expr.op not in ("+", "-", "*", "/") or S.unqualified(t) != S.FLOAT or S.unqualified(expr.type) != S.DOUBLE:
+        return None
+    sides = []
+    for side in (expr.lhs, expr.rhs):
+        if side.__class__ in (A.ImplicitCast, A.Cast) and S.unqualified(side.operand.type) == S.FLOAT:
+            sides.append(side.operand)
+        elif side.__class__ is A.FloatLit and f32_bits(side.value) == side.value:
+            sides.append(A.FloatLit(side.loc, side.value, side.text, S.FLOAT))
+        else:
+            return None
+    return A.Binary(expr.loc, expr.op, sides[0], sides[1], S.FLOAT)
 
 
 class RegPointer:
