@@ -254,3 +254,36 @@ def test_conditional_operator_types_are_nvccs(tmp_path):
     assert not wrong, wrong[:10]
     (tmp_path / "p.ptx").write_text(print_module(module))
     oracle.ptxas(tmp_path / "p.ptx", tmp_path / "p.cubin")
+
+
+# ---- this session's files: `ptxc check` (ptxc's own cubin against nvcc's) -------------------
+NEW_CXX_FILES = ["fe_cxx_vec_refs.cu", "fe_cxx_static_constants.cu", "fe_cxx_alias_defaults.cu",
+                 "fe_cxx_conditional_types.cu", "fe_cxx_dim3_attributes.cu", "fe_cxx_typedef_records.cu",
+                 "fe_cxx_contraction.cu", "fe_cxx_warp_aggregate.cu"]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", NEW_CXX_FILES)
+def test_ptxc_check_passes(name, capsys):
+    """`ptxc check FILE`: ptxc's whole pipeline (frontend, backend, cubin) gives nvcc's
+    buffers on the emulator, LAUNCH line by LAUNCH line."""
+    from ptxc.emu.cli import check_command
+    status = check_command([str(TESTSUITE / name)])
+    assert status == 0, capsys.readouterr().out[-2000:]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(p.name for p in (TESTSUITE / "host").glob("host_cxx_*.cu")))
+def test_host_cxx_programs_print_what_nvccs_build_prints(name, tmp_path):
+    """Host-only C++ programs (no kernel launch, so nvcc's build runs without a GPU):
+    `ptxc run` prints what the program nvcc builds prints."""
+    import subprocess
+    import sys
+    path = TESTSUITE / "host" / name
+    exe = tmp_path / "prog"
+    oracle.run("nvcc", "-arch=sm_89", "-o", str(exe), str(path))
+    expected = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert expected.returncode == 0, expected.stderr
+    got = subprocess.run([sys.executable, "-m", "ptxc", "run", str(path)], capture_output=True, text=True, timeout=600)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == expected.stdout

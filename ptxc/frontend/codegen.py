@@ -1884,6 +1884,17 @@ class FunctionCodegen:
         constant = S.constant_value(expr.cond)
         if constant is not None:
             return self.gen_expr(expr.then if constant else expr.else_)
+        if t.__class__ is _PointerType and (_is_address_of(expr.then) or _is_address_of(expr.else_)):
+            # `&(i == 0 ? x : y)` (a `T&` result): with the condition known here, only its
+            # arm, which may name a variable kept in registers
+            p = self.condition_pred(expr.cond)
+            if p.__class__ is _Imm:
+                return self.gen_expr(expr.then if p.value else expr.else_)
+            a, b = self.gen_expr(expr.then), self.gen_expr(expr.else_)     # (addresses: no side effects)
+            if a.__class__ is RegPointer or b.__class__ is RegPointer:
+                raise self.unsupported("choosing at run time between variables kept in registers "
+                                       "(a conditional of their addresses or references)", expr)
+            return self.op(f"selp.{sel_type(t)}", reg_class(t), a, b, p)
         if is_aggregate(t):     # `c ? v : w` of one class: a select per field (what SROA leaves)
             if not (_is_speculatable(expr.then) and _is_speculatable(expr.else_)):
                 raise self.unsupported("a conditional of class values with side effects in its arms", expr)
@@ -1902,10 +1913,13 @@ class FunctionCodegen:
             if minmax is not None:
                 return minmax
             p = self.condition_pred(expr.cond)
+            if p.__class__ is _Imm:     # (a condition known here: only its arm, which may be a RegPointer)
+                return self.gen_expr(expr.then if p.value else expr.else_)
             a = self.gen_expr(expr.then)
             b = self.gen_expr(expr.else_)
-            if p.__class__ is _Imm:
-                return a if p.value else b
+            if a.__class__ is RegPointer or b.__class__ is RegPointer:
+                raise self.unsupported("choosing at run time between variables kept in registers "
+                                       "(a conditional of their addresses or references)", expr)
             return self.op(f"selp.{sel_type(t)}", reg_class(t), a, b, p)
         result = None if t.__class__ is S.VoidType else VarRef(self.new_reg(reg_class(t)), t, None)
         if result is not None:
@@ -2380,6 +2394,11 @@ def _rank_kind(opcode: str) -> str:
 
 
 _RANK_KIND = OpcodeTable(_rank_kind)
+
+
+def _is_address_of(expr) -> bool:
+    return (expr.__class__ is A.Unary and expr.op == "&") or \
+        (expr.__class__ is A.Conditional and (_is_address_of(expr.then) or _is_address_of(expr.else_)))
 
 
 def _narrowed_binary(expr: A.Binary, t: S.Type):

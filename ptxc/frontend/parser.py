@@ -220,7 +220,7 @@ class BuildAst(Transformer):
         return A.InitDeclarator(declarator.loc, declarator, A.InitList(tok[2:], items or [], True))
 
     def brace_construct(self, children):
-        head, tok, args = children
+        head, tok, args = children[:3]     # (the closing brace may come too: `return V{...};`)
         loc = head[2:]
         specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, head[1])])
         type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
@@ -617,6 +617,11 @@ class BuildAst(Transformer):
     def sizeof_type(self, children):
         tok = children[0]
         return A.SizeofType(tok[2:], children[2])
+
+    def alignof_type(self, children):
+        """`alignof(T)`: the constant it is, once sema knows T (an IntLit of size_t)."""
+        tok = children[0]
+        return A.AlignofType(tok[2:], children[2])
 
     def index(self, children):
         base, _, idx, _ = children
@@ -1061,8 +1066,9 @@ def mark_brace_inits(kinds: list, values: list) -> None:
             before = values[k - 6]
         if kind == "IDENTIFIER" and before not in _TAG_KEYWORDS:
             kinds[k] = "BRACE_INIT"
-        elif kind == "TYPE_NAME" and before in ("=", "(", "return", "?", "{", ";", "}", "[", "+", "-", "*", "/"):
-            kinds[k] = "BRACE_INIT"
+        elif kind in ("TYPE_NAME", "TEMPLATE_TYPE_NAME") and \
+                before in ("=", "(", "return", "?", "{", ";", "}", "[", "+", "-", "*", "/"):
+            kinds[k] = "BRACE_INIT"     # (a class template's own name inside it: `return Complex{a, b}`)
 
 
 _TAG_ENDS = frozenset({"{", ";", "*", "&", ",", ">"})
@@ -1303,7 +1309,7 @@ UNSUPPORTED_WORDS = {
     "public": "classes with access specifiers", "private": "classes with access specifiers",
     "protected": "classes with access specifiers", "friend": "friend declarations",
     "goto": "goto", "concept": "concepts", "requires": "concepts", "co_await": "coroutines",
-    "decltype": "decltype", "alignas": "alignas", "thread_local": "thread_local",
+    "decltype": "decltype", "thread_local": "thread_local",
 }
 
 

@@ -1328,6 +1328,8 @@ class Analyzer:
                 space = next((s.strip("_") for s in specs.memory_spaces), None)
                 if space is not None and self.function is not None and not self.function.on_device:
                     self.error(f"__{space}__ variables are only allowed in device code", specs.loc)
+                if isinstance(t, ArrayType) and t.size is None and isinstance(init.init, A.StringLit):
+                    t = ArrayType(t.elem, len(init.init.value.encode("latin-1")) + 1, t.const, t.volatile)
                 sym = VarSymbol(d.name, t, "local", d.loc, space=space, is_static="static" in specs.storage,
                                 has_init=init.init is not None or d.construct_args is not None,
                                 function=self.function)
@@ -2297,6 +2299,15 @@ class Analyzer:
                 self.fail(f"no member function named '{func.name}' in '{struct}'", func.loc)
             return classes.method_call(self, expr, obj, unqualified(struct), func.name, args)
         sym = self.scope.lookup(func.name)
+        if sym.__class__ is MethodRef and "::" in func.name:     # `Counter::hit()`: a static member function
+            owner, _, name = func.name.rpartition("::")
+            struct = self.scope.lookup_tag(owner)
+            statics = [m for m in struct.info.methods.get(name, []) if m.self_mode is None] \
+                if isinstance(struct, StructType) and struct.info is not None else []
+            if not statics:
+                self.fail(f"'{func.name}' is not a static member function", func.loc)
+            callee = statics[0] if len(statics) == 1 else self.pick_overload(Overloads(name, statics), args, expr.loc)
+            return self.finish_call(expr, callee, args)
         if sym.__class__ is MethodRef:
             expr.func = A.Member(func.loc, A.Ident(func.loc, "this"), func.name, True)
             return self.member_call(expr, args)
@@ -2555,6 +2566,13 @@ class Analyzer:
         expr.type = SIZE_T
         return expr
 
+    def check_alignof_type(self, expr: A.AlignofType) -> A.Expr:
+        t = self.resolve_type_name(expr.type_name)
+        if isinstance(t, FunctionType) or (isinstance(t, StructType) and not t.complete):
+            self.fail(f"invalid application of 'alignof' to '{t}'", expr.loc)
+        value = alignof(t)
+        return A.IntLit(expr.loc, value, str(value), SIZE_T)
+
     def check_construct(self, expr: A.Construct, known_type: Type | None = None) -> A.Expr:
         t = known_type or self.resolve_type_name(expr.type_name)
         args = [self.operand(a) for a in expr.args]
@@ -2609,7 +2627,8 @@ _EXPR_CHECKS = {
     A.Conditional: Analyzer.check_conditional, A.Comma: Analyzer.check_comma, A.Call: Analyzer.check_call,
     A.Launch: Analyzer.check_launch, A.Index: Analyzer.check_index, A.Member: Analyzer.check_member,
     A.Cast: Analyzer.check_cast, A.SizeofExpr: Analyzer.check_sizeof_expr,
-    A.SizeofType: Analyzer.check_sizeof_type, A.Construct: Analyzer.check_construct,
+    A.SizeofType: Analyzer.check_sizeof_type, A.AlignofType: Analyzer.check_alignof_type,
+    A.Construct: Analyzer.check_construct,
     A.ImplicitCast: lambda self, expr: expr, A.CxxCast: Analyzer.check_cxx_cast,
     A.TemplateId: Analyzer.check_template_id,
     A.ClassMemberRef: Analyzer.check_class_member,
