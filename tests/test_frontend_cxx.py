@@ -259,7 +259,7 @@ def test_conditional_operator_types_are_nvccs(tmp_path):
 # ---- this session's files: `ptxc check` (ptxc's own cubin against nvcc's) -------------------
 NEW_CXX_FILES = ["fe_cxx_vec_refs.cu", "fe_cxx_static_constants.cu", "fe_cxx_alias_defaults.cu",
                  "fe_cxx_conditional_types.cu", "fe_cxx_dim3_attributes.cu", "fe_cxx_typedef_records.cu",
-                 "fe_cxx_contraction.cu", "fe_cxx_warp_aggregate.cu"]
+                 "fe_cxx_contraction.cu", "fe_cxx_warp_aggregate.cu", "fe_cxx_float4_records.cu"]
 
 
 @pytest.mark.oracle
