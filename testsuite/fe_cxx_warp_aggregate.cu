@@ -2,7 +2,7 @@
 // the lanes that append vote (`__ballot_sync`), elect a leader (`__ffs`), it does one
 // atomicAdd for the warp and broadcasts the base with `__shfl_sync`; a lambda decides which lanes append, a
 // functor template filters, and each lane's rank comes from `__popc` of the lanes
-// below it (`%lanemask_lt`).  Every lane writes its own slot, so the output does not depend on order.
+// below it.  Every lane writes its own slot, so the output does not depend on order.
 // LAUNCH: filter_positive grid=4 block=128 in=i32[512]:randint(-50,50) counter=u32[1]:zero ranks=i32[512]:zero n=500
 // LAUNCH: count_multiples<3> grid=2 block=64 in=i32[128]:randint(0,100) counts=u32[2]:zero
 
@@ -14,9 +14,7 @@ __device__ unsigned aggregated_increment(unsigned* counter, bool append) {
     unsigned base = 0;
     if (mask != 0 && (int)lane_id() == leader) base = atomicAdd(counter, (unsigned)__popc(mask));
     base = __shfl_sync(0xffffffffu, base, leader < 0 ? 0 : leader);
-    unsigned below;
-    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(below));
-    return base + __popc(mask & below);
+    return base + __popc(mask & ((1u << lane_id()) - 1u));
 }
 
 __global__ void filter_positive(const int* in, unsigned* counter, int* ranks, int n) {
