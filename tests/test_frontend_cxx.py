@@ -122,7 +122,10 @@ from conftest import TESTSUITE  # noqa: E402
 
 CXX_FILES = sorted(p.name for p in TESTSUITE.glob("fe_cxx_*.cu"))
 # nvcc's own sm_90 cubin uses a form the emulator's sm_90 table lacks (checked with cuobjdump).
-SM90_EMULATOR_GAPS: dict = {}
+SM90_EMULATOR_GAPS: dict = {
+    "fe_cxx_dim3_attributes.cu": "nvcc's sm_90 cubin computes grid x block in the uniform datapath "
+                                 "(UIMAD UR4, UR5, UR4, 0x1), a form the emulator's sm_90 table lacks",
+}
 
 
 def _sm90_case(name):
