@@ -276,13 +276,14 @@ def test_ptxc_check_passes(name, capsys):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("name", sorted(p.name for p in (TESTSUITE / "host").glob("host_cxx_*.cu")))
+@pytest.mark.parametrize("name", sorted(p.name for p in (TESTSUITE / "host_cxx").glob("*.cu")))
 def test_host_cxx_programs_print_what_nvccs_build_prints(name, tmp_path):
-    """Host-only C++ programs (no kernel launch, so nvcc's build runs without a GPU):
-    `ptxc run` prints what the program nvcc builds prints."""
+    """testsuite/host_cxx/: host C++ programs that launch no kernel, so nvcc's build runs
+    without a GPU: `ptxc run` prints what the program nvcc builds prints (the folder is
+    apart from testsuite/host/, whose programs test_host_runtime runs with a GPU model)."""
     import subprocess
     import sys
-    path = TESTSUITE / "host" / name
+    path = TESTSUITE / "host_cxx" / name
     exe = tmp_path / "prog"
     oracle.run("nvcc", "-arch=sm_89", "-o", str(exe), str(path))
     expected = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
