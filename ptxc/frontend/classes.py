@@ -93,6 +93,8 @@ def build_class(an, spec: A.StructSpec, name: str) -> S.StructType:
         scope.names[spec.name] = S.TypedefSymbol(spec.name, struct, spec.loc)   # the injected class name
     for fname, _, _ in struct.fields:
         scope.names[fname] = FieldRef(fname, bool(spec.captures and spec.captures.get(fname)))
+    for mname in inherited.methods:     # a base's member functions, named unqualified in the class
+        scope.names[mname] = MethodRef(mname)
     for member in methods:
         scope.names[member.declarator.name] = MethodRef(member.declarator.name)
     from .templates import FunctionTemplate
@@ -343,6 +345,10 @@ def method_call(an, call: A.Call, obj: A.Expr, struct: S.StructType, name: str, 
         picked = an.pick_overload(S.Overloads(name, viable), full[id(viable[0])], call.loc) \
             if all(len(full[id(s)]) == len(full[id(viable[0])]) for s in viable) else viable[0]
         sym = picked
+    if sym.self_mode is not None and sym.name.rpartition("::")[0] != struct.name.partition("<")[0] and \
+            sym.name.rpartition("::")[0] != struct.name:
+        an.fail(f"unsupported feature: calling the base class's member function '{sym.name}' on a "
+                f"'{S.type_name(struct)}' (a derived object)", call.loc)
     return an.finish_call(call, sym, full[id(sym)])
 
 
