@@ -193,3 +193,98 @@ def test_ptxc_run_launches_template_instances(tmp_path):
     assert proc.returncode == 0, proc.stderr
     expected = [f"{((i + 1j) ** 6).real:g} {((i + 1j) ** 6).imag:g}" for i in range(4)] + ["42"]
     assert proc.stdout.split("\n")[:5] == expected
+
+
+# ---- the conditional operator's type (generated cases, nvcc's names as the oracle) ----------
+_COND_ARITH = ["bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned",
+               "long", "unsigned long", "long long", "unsigned long long", "float", "double", "E"]
+_COND_POINTERS = ["int*", "const int*", "volatile int*", "const volatile int*", "void*", "const void*", "char*",
+                  "const char*", "float*", "const float*", "S*", "const S*"]
+_COND_NULLS = ["0", "nullptr", "0L"]
+
+
+def _conditional_cases() -> list:
+    import itertools
+    cases = list(itertools.product(_COND_ARITH, _COND_ARITH)) + list(itertools.product(_COND_POINTERS, _COND_POINTERS))
+    for a, n in itertools.product(_COND_POINTERS, _COND_NULLS):
+        cases += [(a, n), (n, a)]
+    return cases + [("S", "S"), ("const S", "S")]
+
+
+def _conditional_source(cases: list) -> str:
+    """Case k is `tag<k>(c ? a : b, out)`: the instance's mangled name spells the
+    conditional's type (decayed, top-level qualifiers dropped, as deduction makes it)."""
+    lines = ["enum E { EA, EB };", "struct S { int x; };",
+             "template <int K, typename T> __device__ __noinline__ void tag(T, char* out) { *out = (char)K; }",
+             "__global__ void use(int c, char* out) {"]
+    for k, (a, b) in enumerate(cases):
+        decls = " ".join(f"{t} v{k}{side}{{}};" for t, side in ((a, "a"), (b, "b")) if t not in _COND_NULLS)
+        x, y = (t if t in _COND_NULLS else f"v{k}{side}" for t, side in ((a, "a"), (b, "b")))
+        lines.append(f"    {{ {decls} tag<{k}>(c ? {x} : {y}, out); }}")
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+@pytest.mark.oracle
+def test_conditional_operator_types_are_nvccs(tmp_path):
+    """`c ? a : b` for every pair of arithmetic types, of pointers (qualifiers, void *,
+    unrelated pointees) and of a pointer and a null pointer constant: ptxc rejects what
+    nvcc rejects, and for the rest gives the type nvcc gives (the composite pointer type,
+    the usual arithmetic conversions, one type kept as it is)."""
+    from ptxc.ptx.printer import print_module
+    cases = _conditional_cases()
+    path = tmp_path / "cond.cu"
+    path.write_text(_conditional_source(cases))
+    first = 5       # the line of case 0
+    proc = oracle.run("nvcc", "-arch=sm_89", "-ptx", "-rdc=true", str(path), "-o", str(tmp_path / "c.ptx"),
+                      check=False)
+    rejected = {int(n) - first for n in re.findall(r"cond\.cu\((\d+)\): error", proc.stdout + proc.stderr)}
+    assert 30 < len(rejected) < len(cases) // 2
+    with pytest.raises(CompileError) as err:
+        parse_cuda(path.read_text(), str(path))
+    ours = {int(n) - first for n in re.findall(r"cond\.cu:(\d+):\d+: error", err.value.format())}
+    assert ours == rejected, (sorted(cases[k] for k in ours - rejected), sorted(cases[k] for k in rejected - ours))
+    kept = [c for k, c in enumerate(cases) if k not in rejected]
+    path.write_text(_conditional_source(kept))
+    oracle.run("nvcc", "-arch=sm_89", "-ptx", "-rdc=true", "-o", str(tmp_path / "n.ptx"), str(path))
+    theirs = {int(k): name for name, k in re.findall(r"\.func\s+(_Z3tagILi(\d+)E\w+)", (tmp_path / "n.ptx").read_text())}
+    assert len(theirs) == len(kept)
+    module, analyzer = compile_cuda(path.read_text(), str(path))
+    ours = {int(m.group(1)): f.mangled for f in analyzer.functions if (m := re.match(r"_Z3tagILi(\d+)E", f.mangled))}
+    wrong = [(kept[k], theirs[k], ours.get(k)) for k in theirs if theirs[k] != ours.get(k)]
+    assert not wrong, wrong[:10]
+    (tmp_path / "p.ptx").write_text(print_module(module))
+    oracle.ptxas(tmp_path / "p.ptx", tmp_path / "p.cubin")
+
+
+# ---- this session's files: `ptxc check` (ptxc's own cubin against nvcc's) -------------------
+NEW_CXX_FILES = ["fe_cxx_vec_refs.cu", "fe_cxx_static_constants.cu", "fe_cxx_alias_defaults.cu",
+                 "fe_cxx_conditional_types.cu", "headers/fe_cxx_dim3_attributes.cu", "fe_cxx_typedef_records.cu",
+                 "fe_cxx_contraction.cu", "fe_cxx_warp_aggregate.cu", "fe_cxx_float4_records.cu"]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", NEW_CXX_FILES)
+def test_ptxc_check_passes(name, capsys):
+    """`ptxc check FILE`: ptxc's whole pipeline (frontend, backend, cubin) gives nvcc's
+    buffers on the emulator, LAUNCH line by LAUNCH line."""
+    from ptxc.emu.cli import check_command
+    status = check_command([str(TESTSUITE / name)])
+    assert status == 0, capsys.readouterr().out[-2000:]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(p.name for p in (TESTSUITE / "host_cxx").glob("*.cu")))
+def test_host_cxx_programs_print_what_nvccs_build_prints(name, tmp_path):
+    """testsuite/host_cxx/: host C++ programs that launch no kernel, so nvcc's build runs
+    without a GPU: `ptxc run` prints what the program nvcc builds prints (the folder is
+    apart from testsuite/host/, whose programs test_host_runtime runs with a GPU model)."""
+    import subprocess
+    import sys
+    path = TESTSUITE / "host_cxx" / name
+    exe = tmp_path / "prog"
+    oracle.run("nvcc", "-arch=sm_89", "-o", str(exe), str(path))
+    expected = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert expected.returncode == 0, expected.stderr
+    got = subprocess.run([sys.executable, "-m", "ptxc", "run", str(path)], capture_output=True, text=True, timeout=600)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == expected.stdout

@@ -508,6 +508,12 @@ class SizeofType(Expr):
 
 
 @dataclass(slots=True, eq=False)
+class AlignofType(Expr):
+    type_name: TypeName
+    type: Any = None
+
+
+@dataclass(slots=True, eq=False)
 class Construct(Expr):
     """C++ functional notation: `float(i)`, `dim3(16, 16)`, `Vec{a, b}`."""
     type_name: TypeName

@@ -93,6 +93,8 @@ def build_class(an, spec: A.StructSpec, name: str) -> S.StructType:
         scope.names[spec.name] = S.TypedefSymbol(spec.name, struct, spec.loc)   # the injected class name
     for fname, _, _ in struct.fields:
         scope.names[fname] = FieldRef(fname, bool(spec.captures and spec.captures.get(fname)))
+    for mname in inherited.methods:     # a base's member functions, named unqualified in the class
+        scope.names[mname] = MethodRef(mname)
     for member in methods:
         scope.names[member.declarator.name] = MethodRef(member.declarator.name)
     from .templates import FunctionTemplate
@@ -133,9 +135,16 @@ def declare_static(an, member: A.StructMember, struct: S.StructType, scope: S.Sc
         if init is not None:
             value = an.check_initializer(init, t)
             an.note_constant(sym, value)
-        if sym.const_value is None:
-            an.fail(f"unsupported feature: static data member '{declarator.name}' that is not a constant",
-                    declarator.loc)
+            if sym.const_value is None:
+                an.fail(f"unsupported feature: static data member '{declarator.name}' initialized in its class "
+                        f"by a value that is not a constant", declarator.loc)
+        else:   # declared here, defined outside the class (`int S::n = 0;`): a host variable, as in CUDA
+            if member.specs.memory_spaces or member.specs.exec_spaces:
+                an.fail("memory qualifier on data member is not allowed", declarator.loc)
+            sym.space = None
+            sym.static_member = struct
+            from .mangle import mangle_static_member
+            sym.linkage_name = mangle_static_member(struct, declarator.name)
         scope.names[declarator.name] = sym
 
 
@@ -174,6 +183,7 @@ def make_method(an, struct: S.StructType, fdef: A.FunctionDef, register: bool = 
                            inline=next((s for s in fdef.specs.function_specs if s != "constexpr"), None))
     sym.self_mode = mode
     sym.defaults = [p.default for p in deriv.params]
+    sym.default_scope = an.scope
     declared = t.params[1:] if mode else t.params
     from .mangle import mangle_member
     sym.mangled = mangle_member(struct, d.name, list(declared), const=mode == "value", conversion=conversion)
@@ -215,6 +225,7 @@ def make_constructor(an, struct: S.StructType, ctor: A.ConstructorDef):
     sym = S.FunctionSymbol(f"{struct.name}::{struct.name}", t, loc, spaces, inline="__forceinline__")
     sym.self_mode = "ctor"
     sym.defaults = [p.default for p in ctor.params]
+    sym.default_scope = an.scope
     from .mangle import mangle_member
     sym.mangled = mangle_member(struct, None, list(t.params))
     sym.declared_type = t
@@ -334,6 +345,10 @@ def method_call(an, call: A.Call, obj: A.Expr, struct: S.StructType, name: str, 
         picked = an.pick_overload(S.Overloads(name, viable), full[id(viable[0])], call.loc) \
             if all(len(full[id(s)]) == len(full[id(viable[0])]) for s in viable) else viable[0]
         sym = picked
+    if sym.self_mode is not None and sym.name.rpartition("::")[0] != struct.name.partition("<")[0] and \
+            sym.name.rpartition("::")[0] != struct.name:
+        an.fail(f"unsupported feature: calling the base class's member function '{sym.name}' on a "
+                f"'{S.type_name(struct)}' (a derived object)", call.loc)
     return an.finish_call(call, sym, full[id(sym)])
 
 

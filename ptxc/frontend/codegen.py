@@ -1178,6 +1178,10 @@ class FunctionCodegen:
             if sym.kind == "builtin":
                 if sym.name == "warpSize":
                     return ir.Imm(32)
+                if sym.name in SPECIAL_REGS:    # `dim3 b = blockDim;`: its three registers
+                    sreg = SPECIAL_REGS[sym.name]
+                    return AggValue(S.unqualified(sym.type), [self.op("mov.u32", "r", ir.SpecialReg(f"{sreg}.{c}"))
+                                                              for c in "xyz"])
                 raise self.unsupported(f"'{sym.name}' as a whole value", expr)
             binding = self.binding(sym, expr)
         cls = binding.__class__
@@ -1880,16 +1884,42 @@ class FunctionCodegen:
         constant = S.constant_value(expr.cond)
         if constant is not None:
             return self.gen_expr(expr.then if constant else expr.else_)
+        if t.__class__ is _PointerType and (_is_address_of(expr.then) or _is_address_of(expr.else_)):
+            # `&(i == 0 ? x : y)` (a `T&` result): with the condition known here, only its
+            # arm, which may name a variable kept in registers
+            p = self.condition_pred(expr.cond)
+            if p.__class__ is _Imm:
+                return self.gen_expr(expr.then if p.value else expr.else_)
+            a, b = self.gen_expr(expr.then), self.gen_expr(expr.else_)     # (addresses: no side effects)
+            if a.__class__ is RegPointer or b.__class__ is RegPointer:
+                raise self.unsupported("choosing at run time between variables kept in registers "
+                                       "(a conditional of their addresses or references)", expr)
+            return self.op(f"selp.{sel_type(t)}", reg_class(t), a, b, p)
+        if is_aggregate(t):     # `c ? v : w` of one class: a select per field (what SROA leaves)
+            if not (_is_speculatable(expr.then) and _is_speculatable(expr.else_)):
+                raise self.unsupported("a conditional of class values with side effects in its arms", expr)
+            p = self.condition_pred(expr.cond)
+            a = self.rvalue(self.gen_expr(expr.then), t)
+            b = self.rvalue(self.gen_expr(expr.else_), t)
+            if p.__class__ is _Imm:
+                return a if p.value else b
+            values = []
+            for va, vb, (_, lt) in zip(a.values, b.values, leaves(t)):
+                values.append(va if va is vb else self.op(f"selp.{sel_type(lt)}", reg_class(lt), va, vb, p))
+            return AggValue(t, values)
         if _is_speculatable(expr.then) and _is_speculatable(expr.else_) and t.__class__ is not S.VoidType \
                 and reg_class(t) != "p":
             minmax = self.select_min_max(expr, t)
             if minmax is not None:
                 return minmax
             p = self.condition_pred(expr.cond)
+            if p.__class__ is _Imm:     # (a condition known here: only its arm, which may be a RegPointer)
+                return self.gen_expr(expr.then if p.value else expr.else_)
             a = self.gen_expr(expr.then)
             b = self.gen_expr(expr.else_)
-            if p.__class__ is _Imm:
-                return a if p.value else b
+            if a.__class__ is RegPointer or b.__class__ is RegPointer:
+                raise self.unsupported("choosing at run time between variables kept in registers "
+                                       "(a conditional of their addresses or references)", expr)
             return self.op(f"selp.{sel_type(t)}", reg_class(t), a, b, p)
         result = None if t.__class__ is S.VoidType else VarRef(self.new_reg(reg_class(t)), t, None)
         if result is not None:
@@ -1955,6 +1985,9 @@ class FunctionCodegen:
 
     def gen_construct(self, expr: A.Construct):
         t = expr.type
+        if t.__class__ is S.StructType and t.name in ("dim3", "uint3"):    # dim3(x, y): z (and y) default to 1
+            values = [self.convert(self.gen_expr(a), a.type, S.UINT) for a in expr.args]
+            return AggValue(t, values + [ir.Imm(1)] * (3 - len(values)))
         if not S.is_scalar(t):
             raise self.unsupported(f"constructing a '{t}' in device code", expr)
         if not expr.args:
@@ -1971,6 +2004,10 @@ class FunctionCodegen:
             return None
         if operand.type.__class__ is S.ArrayType and S.is_pointer(t):
             return self.address_value(self.gen_lvalue(operand))
+        if operand.__class__ is A.Binary and t.__class__ is S.FloatType:
+            narrow = _narrowed_binary(operand, t)
+            if narrow is not None:
+                return self.gen_binary(narrow)
         value = _GEN_EXPR[operand.__class__](self, operand)
         return self.convert(value, operand.type, t)
 
@@ -2359,6 +2396,29 @@ def _rank_kind(opcode: str) -> str:
 _RANK_KIND = OpcodeTable(_rank_kind)
 
 
+def _is_address_of(expr) -> bool:
+    return (expr.__class__ is A.Unary and expr.op == "&") or \
+        (expr.__class__ is A.Conditional and (_is_address_of(expr.then) or _is_address_of(expr.else_)))
+
+
+def _narrowed_binary(expr: A.Binary, t: S.Type):
+    """InstCombine's visitFPTrunc: `(float)((double)x op (double)y)` for + - * / of two
+    floats (or float constants) is `x op y` in float, exactly (a double holds the
+    exact result's rounding to float: double rounding is innocuous for these), so NVPTX
+    contracts it like any float expression.  None where the pattern does not hold."""
+    if expr.op not in ("+", "-", "*", "/") or S.unqualified(t) != S.FLOAT or S.unqualified(expr.type) != S.DOUBLE:
+        return None
+    sides = []
+    for side in (expr.lhs, expr.rhs):
+        if side.__class__ in (A.ImplicitCast, A.Cast) and S.unqualified(side.operand.type) == S.FLOAT:
+            sides.append(side.operand)
+        elif side.__class__ is A.FloatLit and f32_bits(side.value) == side.value:
+            sides.append(A.FloatLit(side.loc, side.value, side.text, S.FLOAT))
+        else:
+            return None
+    return A.Binary(expr.loc, expr.op, sides[0], sides[1], S.FLOAT)
+
+
 class RegPointer:
     """A pointer to a variable kept in registers, known at compile time: only ever
     dereferenced (plan.deref_only), so `*p` is the variable."""
@@ -2589,7 +2649,7 @@ class ModuleCodegen:
             if space is None:
                 raise Unsupported(f"host variable '{sym.name}' in device code" if sym.space is None
                                   else f"__{sym.space}__ variables", node.loc)
-        name = name or sym.name
+        name = name or sym.linkage_name or sym.name
         t = S.unqualified(sym.type)
         if space == "shared" and t.__class__ is S.ArrayType and t.size is None:  # extern __shared__ x[]
             var = self.extern_shared.setdefault(name, ir.Variable(".shared", ".b8", name, align=16, array=0,

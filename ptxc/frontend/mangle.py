@@ -152,6 +152,14 @@ def mangle_member(struct: "S.StructType", name: str | None, param_types: list, c
     return f"_ZN{'K' if const else ''}{prefix}{member}E{params}"
 
 
+def mangle_static_member(struct: "S.StructType", name: str) -> str:
+    """A static data member: the class as a prefix, then the name (`_ZN3Cfg5callsE`)."""
+    prefix = Mangler().type(S.unqualified(struct))
+    if prefix.startswith("N") and prefix.endswith("E"):
+        prefix = prefix[1:-1]
+    return f"_ZN{prefix}{len(name)}{name}E"
+
+
 def mangle_template_function(name: str, namespace: tuple, args: list, declared: "S.FunctionType") -> str:
     """A function template's instance: its name with `I<args>E`, then the declared
     return and parameter types (written with T_, T0_ where the declaration uses the

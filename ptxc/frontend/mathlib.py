@@ -317,7 +317,19 @@ _CLASS_OF_TYPE = {".pred": "p", ".b16": "rs", ".b32": "r", ".b64": "rd", ".f32":
 def instantiate(cg, name: str, args: list):
     """Emit the math builtin `name` applied to `args` (operands of the right classes)
     through the FunctionCodegen `cg`; return the result operand."""
-    return _expand(cg, library().template(PREFIX + name), args)[0]
+    from .vir import VReg   # (here: sema imports this module, vir imports sema)
+    result = _expand(cg, library().template(PREFIX + name), args)[0]
+    if result.__class__ is VReg:
+        # NVVM inlines libdevice before it contracts: a product that is the function's
+        # value (expf's last `mul`) fuses into the caller's add (`1.f + expf(x)`).
+        for instr in reversed(cg.block.instrs):
+            ops = instr.operands
+            if ops and ops[0] is result:
+                if instr.opcode in ("mul.f32", "mul.f64") and instr.guard is None:
+                    cg.frozen.discard(id(instr))
+                    cg.multiplies += 1      # (fuse_multiply_add has work)
+                break
+    return result
 
 
 def _expand(cg, tpl: Template, args: list) -> dict:

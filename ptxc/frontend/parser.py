@@ -234,7 +234,7 @@ class BuildAst(Transformer):
         return A.InitDeclarator(declarator.loc, declarator, A.InitList(tok[2:], items or [], True))
 
     def brace_construct(self, children):
-        head, tok, args = children
+        head, tok, args = children[:3]     # (the closing brace may come too: `return V{...};`)
         loc = head[2:]
         specs = A.DeclSpecifiers(loc, [], [], [], [], [], [A.TypeNameRef(loc, head[1])])
         type_name = A.TypeName(loc, specs, A.Declarator(loc, None, []))
@@ -429,6 +429,11 @@ class BuildAst(Transformer):
     def name_declarator(self, children):
         tok = children[0]
         return A.Declarator(tok[2:], tok[1], [])
+
+    def qualified_declarator(self, children):
+        """`int Cfg::calls = 0;`: the definition of a static data member."""
+        scope, name = children
+        return A.Declarator(name[2:], f"{scope[1]}::{name[1]}", [])
 
     def array_declarator(self, children):
         inner, size = children
@@ -626,6 +631,11 @@ class BuildAst(Transformer):
     def sizeof_type(self, children):
         tok = children[0]
         return A.SizeofType(tok[2:], children[2])
+
+    def alignof_type(self, children):
+        """`alignof(T)`: the constant it is, once sema knows T (an IntLit of size_t)."""
+        tok = children[0]
+        return A.AlignofType(tok[2:], children[2])
 
     def index(self, children):
         base, _, idx, _ = children
@@ -879,6 +889,10 @@ class Lexer:
             if j + 1 < count and values[j] in ("struct", "class", "union") and kinds[j + 1] == "IDENTIFIER":
                 self.template_names[values[j + 1]] = "TEMPLATE_TYPE_NAME"
                 continue
+            if j + 2 < count and values[j] == "using" and values[j + 2] == "=":   # an alias template
+                self.template_names[values[j + 1]] = "TEMPLATE_TYPE_NAME"
+                type_names.discard(values[j + 1])
+                continue
             name = _declared_function_name(kinds, values, j)
             if name is not None and self.template_names.get(name) != "TEMPLATE_TYPE_NAME":
                 self.template_names[name] = "TEMPLATE_NAME"
@@ -898,6 +912,9 @@ class Lexer:
         for k in _positions(values, "::"):
             if k > 0 and kinds[k - 1] in ("IDENTIFIER", "TYPE_NAME", "TEMPLATE_TYPE_NAME"):
                 kinds[k - 1] = "NAMESPACE_NAME"
+                if k + 2 < len(kinds) and kinds[k + 1] == "IDENTIFIER" and values[k + 2] in ("=", ";", "[", "{") \
+                        and _after_type_words(kinds, values, k - 2):
+                    kinds[k - 1] = "MEMBER_SCOPE"   # `const float Cfg::scale = 2.0f;`
         for k in _positions(values, "namespace"):
             if k > 0 and values[k - 1] == "using" and k + 1 < len(kinds) and kinds[k + 1] == "IDENTIFIER":
                 kinds[k + 1] = "NAMESPACE_NAME"
@@ -946,7 +963,7 @@ class Lexer:
         # Before the first typedef or tag keyword, the set is the one given.
         if not type_names.isdisjoint(values[:first]):
             for k in compress(range(first), map(type_names.__contains__, values[:first])):
-                if kinds[k] == "IDENTIFIER":
+                if kinds[k] == "IDENTIFIER" and not (k > 0 and values[k - 1] in _MEMBER_ACCESS):
                     kinds[k] = "TYPE_NAME"
         in_typedef = False
         depth = 0
@@ -966,7 +983,9 @@ class Lexer:
                     else:
                         type_names.add(value)  # C++: `struct S {...}; S s;`
                 elif value in type_names:
-                    if _declares_variable(kinds, values, k):     # `struct node *node;`: a variable now
+                    if values[k - 1] in _MEMBER_ACCESS:     # `p.x` with a type `x`: the member
+                        pass
+                    elif _declares_variable(kinds, values, k):     # `struct node *node;`: a variable now
                         type_names.discard(value)
                         shadowed.add(value)
                     else:
@@ -1061,8 +1080,9 @@ def mark_brace_inits(kinds: list, values: list) -> None:
             before = values[k - 6]
         if kind == "IDENTIFIER" and before not in _TAG_KEYWORDS:
             kinds[k] = "BRACE_INIT"
-        elif kind == "TYPE_NAME" and before in ("=", "(", "return", "?", "{", ";", "}", "[", "+", "-", "*", "/"):
-            kinds[k] = "BRACE_INIT"
+        elif kind in ("TYPE_NAME", "TEMPLATE_TYPE_NAME") and \
+                before in ("=", "(", "return", "?", "{", ";", "}", "[", "+", "-", "*", "/"):
+            kinds[k] = "BRACE_INIT"     # (a class template's own name inside it: `return Complex{a, b}`)
 
 
 _TAG_ENDS = frozenset({"{", ";", "*", "&", ",", ">"})
@@ -1132,6 +1152,18 @@ def _after_parens(values: list, k: int) -> int:
             if depth == 0:
                 return j + 1
     return len(values)
+
+
+_MEMBER_ACCESS = (".", "->")
+_TYPE_WORDS = frozenset({"int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool",
+                         "void", "const", "volatile", "auto"})
+
+
+def _after_type_words(kinds: list, values: list, k: int) -> bool:
+    """Do the tokens ending at k end a declaration's specifiers (`const float`, `T *`)?"""
+    while k >= 0 and values[k] in ("*", "&"):
+        k -= 1
+    return k >= 0 and (kinds[k] == "TYPE_NAME" or values[k] in _TYPE_WORDS)
 
 
 def _positions(items: list, item):
@@ -1291,7 +1323,7 @@ UNSUPPORTED_WORDS = {
     "public": "classes with access specifiers", "private": "classes with access specifiers",
     "protected": "classes with access specifiers", "friend": "friend declarations",
     "goto": "goto", "concept": "concepts", "requires": "concepts", "co_await": "coroutines",
-    "decltype": "decltype", "alignas": "alignas", "thread_local": "thread_local",
+    "decltype": "decltype", "thread_local": "thread_local",
 }
 
 

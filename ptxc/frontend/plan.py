@@ -372,12 +372,12 @@ def deref_only(fdef: A.FunctionDef, index: int, cache: dict) -> bool:
     if found is None:
         cache[psym] = False  # recursion: assume not while deciding
         found = S.is_pointer(psym.type) and psym.assign_count == 0 and not psym.address_taken \
-            and _uses_are_derefs(fdef.body, None, psym, cache)
+            and _uses_are_derefs(fdef.body, None, psym, cache, getattr(fdef.symbol, "returns_ref", False))
         cache[psym] = found
     return found
 
 
-def _uses_are_derefs(node, parent, psym, cache) -> bool:
+def _uses_are_derefs(node, parent, psym, cache, returns_ref=False) -> bool:
     if isinstance(node, A.Ident) and node.symbol is psym:
         if isinstance(parent, A.Unary) and parent.op == "*":
             return True
@@ -391,11 +391,13 @@ def _uses_are_derefs(node, parent, psym, cache) -> bool:
             return deref_only(parent.callee.definition, k, cache)
         if isinstance(parent, A.ImplicitCast) and S.is_pointer(parent.type):
             return True  # checked again at the cast's own parent
+        if isinstance(parent, A.ReturnStmt) and returns_ref:
+            return True  # `return *this;` of a `T&` function: its caller reads the result through `*`
         return False
     if isinstance(node, A.ImplicitCast) and S.is_pointer(node.type) and isinstance(node.operand, A.Ident) \
             and node.operand.symbol is psym:
-        return _uses_are_derefs(node.operand, parent, psym, cache)
-    return all(_uses_are_derefs(child, node, psym, cache) for child in CHILDREN_OF[node.__class__](node))
+        return _uses_are_derefs(node.operand, parent, psym, cache, returns_ref)
+    return all(_uses_are_derefs(child, node, psym, cache, returns_ref) for child in CHILDREN_OF[node.__class__](node))
 
 
 def strip_pointer_casts(expr):

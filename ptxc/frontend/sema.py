@@ -467,6 +467,8 @@ class VarSymbol:
     declaration: object = None  # the InitDeclarator of a global (its initializer)
     const_value: object = None  # a const integer initialized by a constant: its value
     reference: bool = False     # a `T&`: the symbol holds a `T *`, each use reads through it
+    static_member: object = None  # a static data member defined outside its class: the class
+    linkage_name: str = ""      # its name in PTX where that is not `name` (`_ZN3Cfg5scaleE`)
 
     def __repr__(self) -> str:
         return f"VarSymbol({self.name!r}, {type_name(self.type)!r}, {self.kind})"
@@ -491,6 +493,8 @@ class FunctionSymbol:
     declared_type: object = None          # the type as declared (references kept)
     defaults: list = field(default_factory=list)   # per parameter: its default argument (unchecked) or None
     self_mode: str | None = None   # a member function: "pointer" (`this`), "value" (const: `__self`), "ctor"
+    default_scope: object = None   # where its default arguments are read (a template instance's own scope)
+    returns_ref: bool = False      # returns a non-const `T&`: as the `T *` its returns take the address of
 
     def __repr__(self) -> str:
         return f"FunctionSymbol({self.name!r}, {type_name(self.type)!r})"
@@ -794,8 +798,14 @@ def effective_function_type(sym: "FunctionSymbol") -> None:
     index in ref_params), a `const T&` of a value type a `T` (the mangled name keeps
     the declared types)."""
     params = sym.type.params
-    if isinstance(sym.type.ret, ReferenceType):    # returns a copy (`T& operator+=` is used as a statement)
-        sym.type = FunctionType(unqualified(sym.type.ret.pointee), params, sym.type.variadic)
+    ret = sym.type.ret
+    if isinstance(ret, ReferenceType):
+        if ret.pointee.const or isinstance(ret.pointee, ArrayType) or unqualified(ret.pointee) == AUTO:
+            # a `const T&` result: a copy, which nothing can tell apart from the reference
+            sym.type = FunctionType(unqualified(ret.pointee), params, sym.type.variadic)
+        else:   # `T& operator[](int)`, `Vec& operator+=(...)`: the lvalue's address, read through `*`
+            sym.type = FunctionType(PointerType(ret.pointee), params, sym.type.variadic)
+            sym.returns_ref = True
     if not any(isinstance(p, ReferenceType) for p in params):
         return
     out, refs = [], set()
@@ -893,6 +903,7 @@ class Analyzer:
         self.filename = filename
         self.diagnostics: list[Diagnostic] = []
         self.globals = Scope(None)
+        self.completions: dict = {}     # decl of a struct named before its definition -> the complete type
         self.scope = self.globals
         self.function: FunctionSymbol | None = None
         self.loop_depth = 0
@@ -1015,6 +1026,11 @@ class Analyzer:
             align = max(struct.align, self.constant_int(spec.align))
             struct = dataclasses.replace(struct, align=align, size=(struct.size + align - 1) // align * align)
         if spec.name:
+            forward = self.scope.tags.get(spec.name)
+            if isinstance(forward, StructType) and not forward.complete:
+                # `struct Node { struct Node* next; }`: the type its members named before it was complete
+                struct = dataclasses.replace(struct, decl=forward.decl)
+                self.completions[forward.decl] = struct
             self.scope.tags[spec.name] = struct
         return struct
 
@@ -1101,6 +1117,9 @@ class Analyzer:
         for init in decl.declarators:
             d = init.declarator
             t = self.derive(base, d)
+            if d.name and "::" in d.name and not isinstance(t, FunctionType):
+                self.define_static_member(specs, init, t)
+                continue
             if isinstance(t, FunctionType):
                 self.declare_function(specs, d, t)
                 continue
@@ -1120,12 +1139,41 @@ class Analyzer:
                 if isinstance(t, ArrayType) and t.size is None and isinstance(init.init, A.InitList):
                     sym.type = ArrayType(t.elem, len(init.init.items))
 
+    def define_static_member(self, specs: A.DeclSpecifiers, init: A.InitDeclarator, t: Type) -> None:
+        """`const float Cfg::scale = 2.0f;`: the definition of a static data member its
+        class declared (a host variable; a constant one device code reads as its value)."""
+        d = init.declarator
+        sym = self.scope.lookup(d.name)
+        if not isinstance(sym, VarSymbol) or sym.static_member is None:
+            self.fail(f"no static data member '{d.name}' declared", d.loc)
+        if specs.memory_spaces or specs.exec_spaces:
+            self.fail("memory qualifier on data member is not allowed", d.loc)
+        if unqualified(t) != unqualified(sym.type) or t.const != sym.type.const:
+            self.fail(f"declaration of '{d.name}' as '{type_name(t)}' does not match its class's "
+                      f"'{type_name(sym.type)}'", d.loc)
+        if sym.declaration is not None:
+            self.fail(f"redefinition of '{d.name}'", d.loc)
+        sym.declaration = init
+        init.symbol = sym
+        if init.init is not None:
+            sym.has_init = True
+            init.init = self.check_initializer(init.init, sym.type)
+            self.note_constant(sym, init.init)
+
     def note_constant(self, sym: VarSymbol, init) -> None:
-        """`const int n = 100;`: `n` is an integer constant expression (`float h[n]`)."""
-        if sym.type.const and is_integer(sym.type) and not isinstance(init, A.InitList):
-            value = constant_value(init)
-            if isinstance(value, int):
-                sym.const_value = value
+        """`const int n = 100;`: `n` is an integer constant expression (`float h[n]`);
+        a `const float` at file or class scope initialized by a constant is that constant
+        (device code may read it, as nvcc folds it)."""
+        if sym.type.const and not isinstance(init, A.InitList):
+            if is_integer(sym.type):
+                value = constant_value(init)
+                if isinstance(value, int):
+                    sym.const_value = value
+            elif sym.kind == "global" and isinstance(unqualified(sym.type), FloatType) and \
+                    not sym.type.volatile:
+                value = constant_value(init)
+                if isinstance(value, (int, float)):
+                    sym.const_value = convert_constant(value, unqualified(sym.type))
 
     def deduced_local_type(self, t: Type, init: A.InitDeclarator, d: A.Declarator) -> Type:
         """`auto x = e;` has e's type (decayed, top-level qualifiers dropped, `const auto`
@@ -1190,6 +1238,7 @@ class Analyzer:
         fderiv = d.derivations[-1] if d.derivations and isinstance(d.derivations[-1], A.FunctionDeriv) else None
         sym.param_names = [p.declarator.name for p in fderiv.params] if fderiv else []
         sym.defaults = [p.default for p in fderiv.params] if fderiv else []
+        sym.default_scope = self.scope
         if overloads is None and isinstance(existing, (FunctionSymbol, Overloads)) and (
                 isinstance(existing, Overloads) or existing.loc == (0, 0)):
             self.error(f"redefinition of builtin function '{d.name}'", d.loc)
@@ -1279,6 +1328,8 @@ class Analyzer:
                 space = next((s.strip("_") for s in specs.memory_spaces), None)
                 if space is not None and self.function is not None and not self.function.on_device:
                     self.error(f"__{space}__ variables are only allowed in device code", specs.loc)
+                if isinstance(t, ArrayType) and t.size is None and isinstance(init.init, A.StringLit):
+                    t = ArrayType(t.elem, len(init.init.value.encode("latin-1")) + 1, t.const, t.volatile)
                 sym = VarSymbol(d.name, t, "local", d.loc, space=space, is_static="static" in specs.storage,
                                 has_init=init.init is not None or d.construct_args is not None,
                                 function=self.function)
@@ -1328,6 +1379,8 @@ class Analyzer:
                 init.items = [self.check_initializer(item, ftype) for item, (_, ftype, _) in zip(init.items, t.fields)]
             elif len(init.items) == 1:
                 init.items = [self.check_initializer(init.items[0], t)]
+            elif not init.items:    # `int x{};`: value-initialized, zero
+                init.items = [self.implicit(self.check_expr(A.IntLit(init.loc, 0, "0")), unqualified(t))]
             else:
                 self.error("too many initializers for a scalar", init.loc)
             return init
@@ -1440,6 +1493,14 @@ class Analyzer:
                 self.error(f"void function '{self.function.name}' should not return a value", stmt.loc)
             stmt.value = value
             return
+        if self.function.returns_ref:       # `return x;` of a `T&` function returns &x
+            if not self.is_lvalue(value):
+                self.fail("a non-const reference result cannot bind to a temporary", value.loc)
+            if unqualified(value.type) != unqualified(ret.pointee) or (value.type.const and not ret.pointee.const):
+                self.fail(f"cannot bind a reference of type '{ret.pointee} &' to a value of type '{value.type}'",
+                          value.loc)
+            stmt.value = self.address_of_lvalue(value)
+            return
         stmt.value = self.convert_assign(value, unqualified(ret), "returning")
 
     def check_range_for(self, stmt: A.RangeForStmt) -> None:
@@ -1529,6 +1590,10 @@ class Analyzer:
                 template.definition = A.Declaration(decl.loc, decl.specs, decl.declarators)
                 template.definition.declarator = d
             self.namespace_scope.names[d.name] = template
+            return
+        if isinstance(decl, A.UsingAlias):
+            self.namespace_scope.names[decl.name] = T.AliasTemplate(decl.name, item.params, decl.type_name, item.loc,
+                                                                    self.namespace_scope)
             return
         if isinstance(decl, A.Declaration):
             struct = next((s for s in decl.specs.type_specs if isinstance(s, A.StructSpec)), None)
@@ -1680,7 +1745,7 @@ class Analyzer:
                 self.fail(f"'{expr.name}' is only available in device code", expr.loc)
             expr.type = sym.type
             if sym.const_value is not None and sym.kind == "global":   # `constexpr int N = 8;`: its value
-                return A.IntLit(expr.loc, sym.const_value, str(sym.const_value), unqualified(sym.type))
+                return constant_literal(expr.loc, sym)
             if sym.reference:       # a `T&`: the object it refers to
                 return A.Unary(expr.loc, "*", expr, sym.type.pointee)
         elif isinstance(sym, EnumConstSymbol):
@@ -1721,6 +1786,10 @@ class Analyzer:
         template = self.scope.lookup(spec.name)
         if isinstance(template, TypedefSymbol):     # the injected class name inside its own template
             return template.type
+        if isinstance(template, T.AliasTemplate) and spec.args is not None and spec.member is None:
+            args = T.explicit_arguments(self, template.params, spec.args, spec.loc)
+            args = T.complete_arguments(self, template, args, spec.loc)
+            return T.alias_type(self, template, args)
         if not isinstance(template, T.ClassTemplate):
             self.fail(f"'{spec.name}' is not a class template", spec.loc)
         if spec.args is None:
@@ -1749,7 +1818,7 @@ class Analyzer:
     def check_class_member(self, expr: A.ClassMemberRef) -> A.Expr:
         sym = self.class_member(expr)
         if isinstance(sym, VarSymbol) and sym.const_value is not None:
-            return A.IntLit(expr.loc, sym.const_value, str(sym.const_value), unqualified(sym.type))
+            return constant_literal(expr.loc, sym)
         if isinstance(sym, EnumConstSymbol):
             return A.IntLit(expr.loc, sym.value, str(sym.value), sym.type)
         ident = A.Ident(expr.loc, expr.name)
@@ -1948,6 +2017,15 @@ class Analyzer:
         expr.type = promote(t)
         return expr
 
+    def address_of_lvalue(self, value: A.Expr) -> A.Expr:
+        """`&value` of a checked lvalue (`&*p` is p; `&(c ? a : b)` is `c ? &a : &b`)."""
+        if isinstance(value, A.Unary) and value.op == "*":
+            return value.operand
+        if isinstance(value, A.Conditional):
+            then, else_ = self.address_of_lvalue(value.then), self.address_of_lvalue(value.else_)
+            return A.Conditional(value.loc, value.cond, then, else_, then.type)
+        return self.check_expr(A.Unary(value.loc, "&", value))
+
     def is_lvalue(self, expr: A.Expr) -> bool:
         if isinstance(expr, A.Ident):
             return isinstance(expr.symbol, VarSymbol)
@@ -1961,6 +2039,8 @@ class Analyzer:
             return True
         if isinstance(expr, A.StringLit):
             return True
+        if isinstance(expr, A.Conditional):     # C++: two lvalues of one type give an lvalue
+            return self.is_lvalue(expr.then) and self.is_lvalue(expr.else_) and expr.then.type == expr.else_.type
         return False
 
     def check_modifiable(self, target: A.Expr, what: str) -> None:
@@ -2045,6 +2125,9 @@ class Analyzer:
             return value
         value = self.rvalue(value)
         vt = value.type
+        if vt is UINT3 and unqualified(t) == DIM3 and isinstance(value, A.Ident):   # `dim3 t = threadIdx;`
+            return self.check_construct(A.Construct(value.loc, None, [A.Member(value.loc, value, c) for c in "xyz"]),
+                                        known_type=DIM3)
         if isinstance(t, AnyPointerType):
             if is_pointer(vt):
                 return value
@@ -2087,12 +2170,18 @@ class Analyzer:
             # C++: both operands of one enumeration type give that type (`c ? LOW : HIGH`)
             expr.then, expr.else_, expr.type = then, else_, unqualified(tt)
         elif is_arithmetic(tt) and is_arithmetic(et):
-            common = arithmetic_common(tt, et)
-            if tt == BOOL and et == BOOL:
-                common = BOOL
+            # C++: operands of one type give that type (`c ? a : b` of two shorts is a short)
+            common = unqualified(tt) if unqualified(tt) == unqualified(et) else arithmetic_common(tt, et)
             expr.then, expr.else_, expr.type = self.implicit(then, common), self.implicit(else_, common), common
         elif is_pointer(tt) and is_pointer(et) and unqualified(tt) == unqualified(et):
             expr.then, expr.else_, expr.type = then, else_, unqualified(tt)
+        elif is_pointer(tt) and is_pointer(et) and (composite := composite_pointer_type(tt, et)) is not None:
+            expr.then, expr.else_ = self.implicit(then, composite), self.implicit(else_, composite)
+            expr.type = composite
+        elif isinstance(tt, StructType) and unqualified(tt) == unqualified(et):
+            expr.then, expr.else_, expr.type = then, else_, unqualified(tt)     # `c ? v : w` of one class
+        elif is_pointer(tt) and self.is_null_constant(else_) and self.is_null_constant(then):
+            expr.then, expr.else_, expr.type = then, self.implicit(else_, tt), unqualified(tt)
         elif is_pointer(tt) and self.is_null_constant(else_):
             expr.then, expr.else_, expr.type = then, self.implicit(else_, tt), tt
         elif is_pointer(et) and self.is_null_constant(then):
@@ -2210,6 +2299,15 @@ class Analyzer:
                 self.fail(f"no member function named '{func.name}' in '{struct}'", func.loc)
             return classes.method_call(self, expr, obj, unqualified(struct), func.name, args)
         sym = self.scope.lookup(func.name)
+        if sym.__class__ is MethodRef and "::" in func.name:     # `Counter::hit()`: a static member function
+            owner, _, name = func.name.rpartition("::")
+            struct = self.scope.lookup_tag(owner)
+            statics = [m for m in struct.info.methods.get(name, []) if m.self_mode is None] \
+                if isinstance(struct, StructType) and struct.info is not None else []
+            if not statics:
+                self.fail(f"'{func.name}' is not a static member function", func.loc)
+            callee = statics[0] if len(statics) == 1 else self.pick_overload(Overloads(name, statics), args, expr.loc)
+            return self.finish_call(expr, callee, args)
         if sym.__class__ is MethodRef:
             expr.func = A.Member(func.loc, A.Ident(func.loc, "this"), func.name, True)
             return self.member_call(expr, args)
@@ -2233,6 +2331,8 @@ class Analyzer:
         expr.args = self.convert_args(callee, args, expr.loc)
         expr.callee = callee
         expr.type = callee.type.ret
+        if callee.returns_ref:     # a `T&` result is an lvalue: `*f(...)`
+            return A.Unary(expr.loc, "*", expr, callee.type.ret.pointee)
         return expr
 
     def is_indirect_callee(self, func: A.Expr) -> bool:
@@ -2278,7 +2378,13 @@ class Analyzer:
         missing = callee.defaults[len(args):len(params)]
         if missing and all(d is not None for d in missing):     # C++ default arguments
             import copy
-            args = list(args) + [self.operand(copy.deepcopy(d)) for d in missing]
+            saved = self.scope
+            if callee.default_scope is not None:    # (read where the function was declared: `T lo = T(0)`)
+                self.scope = callee.default_scope
+            try:
+                args = list(args) + [self.operand(copy.deepcopy(d)) for d in missing]
+            finally:
+                self.scope = saved
         if len(args) < len(params) or (len(args) > len(params) and not callee.type.variadic):
             few = "few" if len(args) < len(params) else "many"
             self.fail(f"too {few} arguments to function call, expected {len(params)}, have {len(args)}", loc)
@@ -2372,6 +2478,9 @@ class Analyzer:
             if not is_pointer(base.type) or not isinstance(base.type.pointee, StructType):
                 self.fail(f"member reference type '{base.type}' is not a pointer to a struct", expr.loc)
             t = base.type.pointee
+            if not t.complete and t.decl in self.completions:    # `n->next->value` of `struct Node* next`
+                t = with_quals(self.completions[t.decl], const=t.const, volatile=t.volatile)
+                base = A.ImplicitCast(base.loc, base, PointerType(t))  # (equal types: implicit() would keep base)
         elif not isinstance(t, StructType):
             self.fail(f"member reference base type '{t}' is not a structure or union", expr.loc)
         found = t.field(expr.name)
@@ -2457,6 +2566,13 @@ class Analyzer:
         expr.type = SIZE_T
         return expr
 
+    def check_alignof_type(self, expr: A.AlignofType) -> A.Expr:
+        t = self.resolve_type_name(expr.type_name)
+        if isinstance(t, FunctionType) or (isinstance(t, StructType) and not t.complete):
+            self.fail(f"invalid application of 'alignof' to '{t}'", expr.loc)
+        value = alignof(t)
+        return A.IntLit(expr.loc, value, str(value), SIZE_T)
+
     def check_construct(self, expr: A.Construct, known_type: Type | None = None) -> A.Expr:
         t = known_type or self.resolve_type_name(expr.type_name)
         args = [self.operand(a) for a in expr.args]
@@ -2511,7 +2627,8 @@ _EXPR_CHECKS = {
     A.Conditional: Analyzer.check_conditional, A.Comma: Analyzer.check_comma, A.Call: Analyzer.check_call,
     A.Launch: Analyzer.check_launch, A.Index: Analyzer.check_index, A.Member: Analyzer.check_member,
     A.Cast: Analyzer.check_cast, A.SizeofExpr: Analyzer.check_sizeof_expr,
-    A.SizeofType: Analyzer.check_sizeof_type, A.Construct: Analyzer.check_construct,
+    A.SizeofType: Analyzer.check_sizeof_type, A.AlignofType: Analyzer.check_alignof_type,
+    A.Construct: Analyzer.check_construct,
     A.ImplicitCast: lambda self, expr: expr, A.CxxCast: Analyzer.check_cxx_cast,
     A.TemplateId: Analyzer.check_template_id,
     A.ClassMemberRef: Analyzer.check_class_member,
@@ -2527,6 +2644,31 @@ _STMT_CHECKS = {
     A.StaticAssert: Analyzer.check_static_assert, A.UsingAlias: Analyzer.check_using_alias,
     A.RangeForStmt: Analyzer.check_range_for, A.UsingDeclaration: Analyzer.check_using_declaration,
 }
+
+
+def composite_pointer_type(a: PointerType, b: PointerType) -> Type | None:
+    """C++'s composite pointer type of two pointers ([expr.type]), or None: pointees of
+    one type give it with both operands' qualifiers (`char *` and `const char *`: `const
+    char *`); a `void *` and an object pointer give `void *` so qualified."""
+    pa, pb = a.pointee, b.pointee
+    const, volatile = pa.const or pb.const, pa.volatile or pb.volatile
+    ua, ub = unqualified(pa), unqualified(pb)
+    if ua == ub:
+        target = ua
+    elif isinstance(ua, VoidType) and not isinstance(ub, FunctionType) or \
+            isinstance(ub, VoidType) and not isinstance(ua, FunctionType):
+        target = VOID
+    else:   # (bases are flattened into their classes' fields: no derived-to-base conversion)
+        return None
+    return PointerType(with_quals(target, const=const, volatile=volatile))
+
+
+def constant_literal(loc, sym: VarSymbol) -> A.Expr:
+    """The literal a constant variable's use stands for (`N`, `Cfg::scale`)."""
+    t = unqualified(sym.type)
+    if isinstance(t, FloatType):
+        return A.FloatLit(loc, float(sym.const_value), repr(float(sym.const_value)), t)
+    return A.IntLit(loc, sym.const_value, str(sym.const_value), t)
 
 
 def constant_value(expr: A.Expr):

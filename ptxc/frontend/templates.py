@@ -43,6 +43,27 @@ class ClassTemplate:
     specializations: dict = field(default_factory=dict)  # argument key -> A.StructSpec
 
 
+@dataclass(eq=False)
+class AliasTemplate:
+    """`template <class T> using V4 = Vec<T, 4>;`: a type, written with the parameters."""
+    name: str
+    params: list
+    type_name: A.TypeName
+    loc: tuple
+    scope: object = None
+
+
+def alias_type(analyzer, template: AliasTemplate, args: list) -> S.Type:
+    """The type an alias template names for `args` (its text read with the parameters bound)."""
+    scope = bind_scope(template, args, analyzer)
+    saved = analyzer.scope
+    analyzer.scope = scope
+    try:
+        return analyzer.resolve_type_name(copy.deepcopy(template.type_name))
+    finally:
+        analyzer.scope = saved
+
+
 def argument_key(args: list) -> tuple:
     return tuple(("t", a) if isinstance(a, S.Type) else ("v", a[0]) for a in args)
 
@@ -234,6 +255,7 @@ def instantiate_function(analyzer, template: FunctionTemplate, args: list, loc) 
     sym = S.FunctionSymbol(shown, t, fdef.declarator.loc, spaces, launch_bounds=list(fdef.specs.launch_bounds),
                            inline=next((s for s in fdef.specs.function_specs if s != "constexpr"), None))
     sym.defaults = [p.default for p in _function_deriv(fdef.declarator).params]
+    sym.default_scope = scope
     sym.mangled = mangle_template_function(template.name, template.namespace, args, declared)
     sym.template_args = args
     template.instances[key] = sym

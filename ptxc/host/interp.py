@@ -54,6 +54,7 @@ class FunctionCode:
     frame_bytes: int
     params: list          # (slot or None, offset or None, type) per parameter
     body: object
+    returns_struct: int = 0   # the size of the struct it returns by value (0: not a struct)
 
 
 class Interpreter:
@@ -138,9 +139,16 @@ class Interpreter:
                 else:
                     self.store_value(frame[0] + offset, t, value)
             result = code.body(frame)
+            value = result.value if isinstance(result, Return) else None
+            if code.returns_struct and value is not None:   # the returned object's bytes, before its frame goes
+                data = self.memory.read(value, code.returns_struct)
         finally:
             self.memory.stack.top = mark
-        return result.value if isinstance(result, Return) else None
+        if code.returns_struct and value is not None:
+            # a struct is its address: the copy the caller reads lives in the caller's part of the stack
+            value = self.memory.stack.reserve(code.returns_struct)
+            self.memory.write(value, data)
+        return value
 
     # ---- memory helpers --------------------------------------------------------------------------
     def load_value(self, address: int, t):
@@ -212,7 +220,9 @@ class FunctionCompiler:
             else:
                 params.append((None, self.offsets[id(sym)], sym.type))
         body = self.stmt(fdef.body)
-        return FunctionCode(fdef.declarator.name, self.nslots, self.frame_bytes, params, body)
+        ret = S.unqualified(fdef.symbol.type.ret) if fdef.symbol is not None else None
+        size = max(sizeof(ret), 1) if isinstance(ret, S.StructType) else 0
+        return FunctionCode(fdef.declarator.name, self.nslots, self.frame_bytes, params, body, size)
 
     # ---- variables ----
     def declare(self, sym) -> None:
@@ -544,6 +554,9 @@ class FunctionCompiler:
             return lambda f: base(f) + offset
         if isinstance(node, (A.ImplicitCast, A.Cast)) and isinstance(node.operand.type, (S.ArrayType, S.StructType)):
             return self.address(node.operand)
+        if isinstance(S.unqualified(node.type), S.StructType) and \
+                isinstance(node, (A.Call, A.Construct, A.Conditional, A.Assign, A.Comma)):
+            return self.expr(node)      # a struct value is the address of its bytes (`f(x).mean`)
         raise self.error("this expression has no address", node)
 
     # ---- operators ----

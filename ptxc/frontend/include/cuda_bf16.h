@@ -91,6 +91,18 @@ __device__ __forceinline__ __nv_bfloat16& operator*=(__nv_bfloat16& a, const __n
 __device__ __forceinline__ __nv_bfloat162 operator+(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hadd2(a, b); }
 __device__ __forceinline__ __nv_bfloat162 operator*(const __nv_bfloat162& a, const __nv_bfloat162& b) { return __hmul2(a, b); }
 
+// ---- warp shuffles: as the __half2 ones (cuda_fp16.h), a __nv_bfloat16 as both halves --
+#define __PTXC_BF2_SHFL(name, mode, lanes, lanetype) \
+    __device__ __forceinline__ __nv_bfloat162 name(const unsigned int mask, const __nv_bfloat162 var, const lanetype lane, const int width = 32) { \
+        __nv_bfloat162 r; const unsigned int c = __ptxc_shfl_clamp(width, lanes); \
+        asm volatile("{shfl.sync." mode ".b32 %0,%1,%2,%3,%4;\n}\n" : "=r"(r) : "r"(var), "r"(lane), "r"(c), "r"(mask)); return r; } \
+    __device__ __forceinline__ __nv_bfloat16 name(const unsigned int mask, const __nv_bfloat16 var, const lanetype lane, const int width = 32) { \
+        return __low2bfloat16(name(mask, __bfloat162bfloat162(var), lane, width)); }
+__PTXC_BF2_SHFL(__shfl_sync, "idx", 31, int)
+__PTXC_BF2_SHFL(__shfl_up_sync, "up", 0, unsigned int)
+__PTXC_BF2_SHFL(__shfl_down_sync, "down", 31, unsigned int)
+__PTXC_BF2_SHFL(__shfl_xor_sync, "bfly", 31, int)
+
 // ---- atomics -----------------------------------------------------------------------
 #if __CUDA_ARCH__ >= 900
 __device__ __forceinline__ __nv_bfloat16 atomicAdd(__nv_bfloat16* address, const __nv_bfloat16 val) { __nv_bfloat16 r; asm volatile("{ atom.add.noftz.bf16 %0,[%1],%2; }\n" : "=h"(r) : "l"(address), "h"(val) : "memory"); return r; }

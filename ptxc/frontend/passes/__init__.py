@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .eliminate_dead_code import eliminate_dead_code
 from .fold_extending_loads import fold_extending_loads
+from .fold_negations import fold_negations
 from .fuse_multiply_add import fuse_multiply_add
 from .hoist_invariants import hoist_invariants
 from .layout_blocks import layout_blocks
@@ -20,6 +21,7 @@ from .sink_loads import sink_loads
 
 # The pipeline after instruction emission, in order (names as --print-after would use).
 PASSES = [
+    ("fold_negations", fold_negations),
     ("propagate_copies", propagate_copies),
     ("eliminate_dead_code", eliminate_dead_code),
     ("place_cvta", place_cvta),
