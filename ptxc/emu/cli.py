@@ -74,7 +74,7 @@ def ptxc_cubin(module, path: str, arch: str = "sm_89") -> tuple[bytes | None, di
     table = load(arch)
     if path.endswith(".cu"):            # the backend reads the frontend's PTX as text (see reparse)
         module, path, _text = reparse(module, path)
-    options = Options(arch=arch, filename=path, module_vars=ModuleVars.of(module.globals),
+    options = Options(arch=arch, filename=path, module_vars=ModuleVars.of(module.globals, module.functions),
                       functions=tuple(module.functions))
     kernels, failed = [], {}
     for ptx_func in module.kernels():

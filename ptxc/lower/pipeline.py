@@ -18,6 +18,7 @@ from ..diagnostics import CompileError, Diagnostic
 from ..ptx import ir as ptx
 from .assign_regs import assign_regs
 from .branch_to_exit import branch_to_exit
+from .expand_extern_calls import expand_extern_calls
 from .expand_wide_ops import expand_wide_ops
 from .fold_address_offsets import fold_address_offsets
 from .fold_constants import fold_constants
@@ -88,6 +89,7 @@ PASSES = [
     Pass("spill_regs", spill_regs, required=True),
     Pass("insert_call_frame", insert_call_frame, required=True),   # a subroutine's frame and epilogue
     Pass("assign_regs", assign_regs, required=True),
+    Pass("expand_extern_calls", expand_extern_calls, required=True),   # vprintf & co: the driver's ABI
     Pass("remove_self_moves", remove_self_moves),
     Pass("insert_bssy", insert_bssy, required=True, kernel_only=True,   # subroutines do not reconverge: docs/passes.md
          why="without BSSY/BSYNC a warp that diverged is not whole again at a shuffle, vote or barrier "
