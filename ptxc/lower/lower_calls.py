@@ -5,8 +5,8 @@ real calls (`real_call`): a call of a recursive `.func`, of an outlined one (at 
 OUTLINE_MIN_INSTRS long and called from two sites or more: `outlined_functions`),
 and an indirect call through a register.  select_instrs lowers them with the builders here, and
 link_calls appends each called `.func`, lowered once as a subroutine, after the
-kernel's code.  A call of a function declared `.extern .func` (the CUDA driver's
-system calls: `vprintf`, `__assertfail`, `malloc`, `free`) stays a call through the
+kernel's code.  A call of one of the CUDA driver's system calls declared `.extern
+.func` (SYSTEM_CALLS: `vprintf`, `__assertfail`, `malloc`, `free`) stays a call through the
 driver's ABI instead (`extern_call`; expand_extern_calls writes its sequence once
 registers are assigned).  A call of a function only declared otherwise is still an
 error at the call, `unsupported: calls to .func (...)`, with why_not_inlined's reason.
@@ -66,9 +66,17 @@ class ExternSite:
     result: tuple | None  # (frame offset, bytes) or None
 
 
+# The `.extern .func`s ptxas resolves as the driver's system calls (measured with ptxas 13.5
+# on PTX declaring each: these compile, any other name is "Unresolved extern function").
+SYSTEM_CALLS = ("vprintf", "__assertfail", "malloc", "free")
+
+
 def is_extern(name: str, functions: dict) -> bool:
-    """`name` is an `.extern .func` declared here and not defined: a system call."""
-    f = functions.get(name)
+    """`name` is a system call (SYSTEM_CALLS) declared `.extern .func` here, not defined."""
+    return name in SYSTEM_CALLS and is_extern_declaration(functions.get(name))
+
+
+def is_extern_declaration(f) -> bool:
     return f is not None and not f.defined and not f.entry and f.extern
 
 

@@ -107,7 +107,7 @@ class ModuleVars:
       with an initializer and `.nv.global` for the others (`global_offsets`), and the
       address of each in constant bank 4 (`address_slots`: name -> offset of 8 bytes),
       which the driver's loader fills through a relocation;
-    - the `.extern .func`s (system calls such as vprintf) through their address in
+    - the system calls declared `.extern .func` (vprintf, ...) through their address in
       bank 4 as well (`extern_slots`), before the variables' slots as ptxas places them.
 
     Offsets go in placement order (`.visible` variables first, then the others, each
@@ -125,8 +125,10 @@ class ModuleVars:
     @classmethod
     def of(cls, variables, functions=()) -> "ModuleVars":
         out = cls()
+        from .lower_calls import is_extern
+        by_name = {f.name: f for f in functions or ()}
         for f in functions or ():
-            if f.extern and not f.defined and not f.entry and f.name not in out.extern_slots:
+            if is_extern(f.name, by_name) and f.name not in out.extern_slots:
                 out.extern_slots[f.name] = ADDRESS_SLOT * len(out.extern_slots)
         for var in variables or ():
             {".shared": out.shared, ".const": out.const}.get(var.state, out.other).append(var)
