@@ -655,9 +655,21 @@ def cvt_f16_f16(s: Selector, d, a, mods):
 def cvt_f16x2_f32(s: Selector, i: ptx.Instr):
     """cvt.rn.f16x2.f32 d, a, b: F2FP packs a into the high half and b into the low."""
     d, a, b = i.operands
-    if i.has("relu") or i.has("satfinite"):
-        raise Unsupported(f"'{i.opcode}'")
-    s.emit("F2FP", ("F16", "F32", "PACK_AB") + rounding(i), [s.reg(d)], [s.r(a, "f32"), s.r(b, "f32")])
+    s.emit("F2FP", f2fp_clamps(i) + ("F16", "F32", "PACK_AB") + rounding(i), [s.reg(d)],
+           [s.r(a, "f32"), s.r(b, "f32")])
+
+
+def f2fp_clamps(i: ptx.Instr) -> tuple:
+    """F2FP's .SATFINITE (overflow to the largest finite value) and .RELU (negative to +0),
+    in ptxas's order (F2FP.SATFINITE.RELU.F16.F32...)."""
+    return (("SATFINITE",) if i.has("satfinite") else ()) + (("RELU",) if i.has("relu") else ())
+
+
+def cvt_f16_f32_clamped(s: Selector, i: ptx.Instr):
+    """cvt.{rn,rz}{.relu}{.satfinite}.f16.f32: F2FP into the low half, RZ the high one
+    (ptxas writes the same conversion as F2FP...MERGE_C d, a, RZ)."""
+    d, a = i.operands
+    s.emit("F2FP", f2fp_clamps(i) + ("F16", "F32", "PACK_AB") + rounding(i), [s.reg(d)], [ZERO, s.r(a, "f32")])
 
 
 def cvt_bf16_f32(s: Selector, i: ptx.Instr):
@@ -760,7 +772,10 @@ HALF_RULES = [
     Rule(rf"(min|max)(\.ftz)?(\.NaN)?(\.xorsign\.abs)?{H}", min_max_f16, "HMNMX2 (PT: min, !PT: max)"),
     Rule(rf"setp\.(eq|ne|lt|le|gt|ge|equ|neu|ltu|leu|gtu|geu|num|nan)(\.(and|or|xor))?(\.ftz)?{H}",
          setp_f16, "HSETP2 (f16x2: both halves, p|q)"),
-    Rule(r"cvt(\.(rn|rz|rm|rp))?(\.relu)?(\.satfinite)?\.f16x2\.f32", cvt_f16x2_f32, "F2FP.F16.F32.PACK_AB"),
+    Rule(r"cvt(\.(rn|rz))?(\.relu)?(\.satfinite)?\.f16x2\.f32", cvt_f16x2_f32,
+         "F2FP.F16.F32.PACK_AB (.SATFINITE, .RELU)"),
+    Rule(r"cvt(\.(rn|rz))(\.relu|\.satfinite|\.relu\.satfinite)\.f16\.f32", cvt_f16_f32_clamped,
+         "F2FP.F16.F32.PACK_AB with RZ high (.SATFINITE, .RELU)"),
     Rule(r"cvt(\.(rn|rz|rm|rp|rni|rzi|rmi|rpi))?(\.ftz)?(\.sat)?"
          r"\.(f16\.[usbf](8|16|32|64)|[usbf](8|16|32|64)\.f16)", cvt_f16,
          "F2FP / HADD2.F32 / F2F; integers through an exact f32"),
