@@ -110,7 +110,7 @@ CASES = {
  mov.b32 %r5, {%rs5, %rs6}; st.global.u32 [%rd10+512], %r5;
  ret;
 }"""),
-    # cvt.{rn,rz}{.relu}{.satfinite} to f16 and f16x2 (F2FP .RELU / .SATFINITE; ptxas writes
+    # cvt.{rn,rz}{.relu}{.satfinite} to f16 and f16x2, bf16 and bf16x2 (F2FP .RELU / .SATFINITE; ptxas writes
     # the scalar ones as F2FP...MERGE_C d, a, RZ)
     "f16_clamped": (ARCHS, "k grid=1 block=64 f=f32[64]:rand g=f32[64]:randint(-70000,70000) o=u32[512]:zero", """
 .visible .entry k(.param .u64 f, .param .u64 g, .param .u64 o)
@@ -127,6 +127,23 @@ CASES = {
  cvt.rn.relu.f16x2.f32 %r4, %f1, %f2; st.global.u32 [%rd10+512], %r4;
  cvt.rn.satfinite.f16x2.f32 %r5, %f2, %f1; st.global.u32 [%rd10+768], %r5;
  cvt.rz.relu.satfinite.f16x2.f32 %r6, %f2, %f1; st.global.u32 [%rd10+1024], %r6;
+ ret;
+}"""),
+    "bf16_clamped": (ARCHS, "k grid=1 block=64 f=f32[64]:rand g=f32[64]:randint(-70000,70000) o=u32[512]:zero", """
+.visible .entry k(.param .u64 f, .param .u64 g, .param .u64 o)
+{
+ .reg .b32 %r<16>; .reg .b16 %rs<8>; .reg .b64 %rd<12>; .reg .f32 %f<4>;
+ ld.param.u64 %rd1, [f]; ld.param.u64 %rd2, [g]; ld.param.u64 %rd4, [o];
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4;
+ add.s64 %rd7, %rd1, %rd5; add.s64 %rd8, %rd2, %rd5; add.s64 %rd10, %rd4, %rd5;
+ ld.global.f32 %f1, [%rd7]; ld.global.f32 %f2, [%rd8];
+ cvt.rn.relu.bf16.f32 %rs1, %f1; cvt.rz.satfinite.bf16.f32 %rs2, %f2;
+ mov.b32 %r2, {%rs1, %rs2}; st.global.u32 [%rd10], %r2;
+ cvt.rn.relu.satfinite.bf16.f32 %rs3, %f2; cvt.rn.satfinite.bf16.f32 %rs4, %f2;
+ mov.b32 %r3, {%rs3, %rs4}; st.global.u32 [%rd10+256], %r3;
+ cvt.rn.relu.bf16x2.f32 %r4, %f1, %f2; st.global.u32 [%rd10+512], %r4;
+ cvt.rn.satfinite.bf16x2.f32 %r5, %f2, %f1; st.global.u32 [%rd10+768], %r5;
+ cvt.rz.relu.satfinite.bf16x2.f32 %r6, %f2, %f1; st.global.u32 [%rd10+1024], %r6;
  ret;
 }"""),
     "half_mufu_x2": (ARCHS, "k grid=1 block=64 x=u32[64]:rand o=u32[128]:zero", """
@@ -207,7 +224,8 @@ WAITING_FOR_TABLES = {
     "bf16_f64_sm90": ["F2F.BF16.F64"],
     "isa_bitfield_var": ["SGXT", "BMSK"],
     "half_mufu_x2": ["MUFU"],                          # ptxas's MUFU.EX2.F16 R, R.H1
-    "f16_clamped": ["F2FP"],                           # ptxas's F2FP.RELU.F16.F32.MERGE_C R, R, RZ (one target)
+    "f16_clamped": ["F2FP"],
+    "bf16_clamped": ["F2FP"],                           # ptxas's F2FP.RELU.F16.F32.MERGE_C R, R, RZ (one target)
 }
 TABLE_GAP = "the instruction table lacks this form"
 DECODE_GAP = "the instruction table has no form for this word"

@@ -676,14 +676,13 @@ def cvt_bf16_f32(s: Selector, i: ptx.Instr):
     """cvt.{rn,rz}[.relu].bf16.f32 is F2FP.BF16.F32.PACK_AB into the low half (with RZ
     the high one); .rm/.rp are F2F.BF16.F32.RM/RP (ptxas)."""
     d, a = i.operands
-    if i.has("satfinite"):
-        raise Unsupported(f"'{i.opcode}'")
     rnd = rounding(i)
+    if rnd in (("RM",), ("RP",)) and i.has("satfinite"):
+        raise Unsupported(f"'{i.opcode}'")
     if rnd in (("RM",), ("RP",)):
         s.emit("F2F", ("BF16", "F32") + rnd, [s.reg(d)], [s.r(a, "f32")])
         return
-    relu = ("RELU",) if i.has("relu") else ()
-    s.emit("F2FP", relu + ("BF16", "F32", "PACK_AB") + rnd, [s.reg(d)], [ZERO, s.r(a, "f32")])
+    s.emit("F2FP", f2fp_clamps(i) + ("BF16", "F32", "PACK_AB") + rnd, [s.reg(d)], [ZERO, s.r(a, "f32")])
 
 
 def cvt_bf16_f64(s: Selector, i: ptx.Instr):
@@ -727,10 +726,7 @@ def cvt_bf16_int(s: Selector, i: ptx.Instr):
 def cvt_bf16x2_f32(s: Selector, i: ptx.Instr):
     """cvt.{rn,rz}[.relu].bf16x2.f32 d, a, b: F2FP.BF16.F32.PACK_AB, a high, b low."""
     d, a, b = i.operands
-    if i.has("satfinite"):
-        raise Unsupported(f"'{i.opcode}'")
-    relu = ("RELU",) if i.has("relu") else ()
-    s.emit("F2FP", relu + ("BF16", "F32", "PACK_AB") + rounding(i), [s.reg(d)],
+    s.emit("F2FP", f2fp_clamps(i) + ("BF16", "F32", "PACK_AB") + rounding(i), [s.reg(d)],
            [s.r(a, "f32"), s.r(b, "f32")])
 
 
