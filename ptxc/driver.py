@@ -107,8 +107,10 @@ def cubin_bytes(kernels: list[Kernel], arch: str) -> bytes:
     lowered against (every kernel of a module carries the same ModuleVars)."""
     from .cubin.writer import write_cubin
     images = [kernel_image(k) for k in kernels]
+    module_vars = next((k.func.module_vars for k in kernels if getattr(k.func, "module_vars", None)), None)
     return write_cubin(images, arch=arch, tool_name="ptxc", tool_version=f"ptxc {__version__}",
-                       variables=module_variables(kernels))
+                       variables=module_variables(kernels),
+                       extern_slots=getattr(module_vars, "extern_slots", None))
 
 
 def module_variables(kernels: list[Kernel]) -> list:
@@ -144,7 +146,11 @@ def kernel_image(kernel: Kernel):
     image.constant_pool = b"".join(w.to_bytes(8, "little") for w in getattr(kernel.func, "constant_pool", None) or ())
     image.shared_align = max(info.shared_align, 4)
     image.num_barriers = info.num_barriers
-    image.calls = any(i.op == "CALL" for _addr, i in kernel.addrs)   # subroutines after it (link_calls)
+    syscalls = getattr(kernel.func, "syscalls", None) or []   # expand_extern_calls: (CALL, callee)
+    calls = {id(call): name for call, name in syscalls}
+    image.externs = list(dict.fromkeys(name for _call, name in syscalls))
+    image.syscall_offsets = [addr for addr, i in kernel.addrs if id(i) in calls]
+    image.calls = any(i.op == "CALL" and id(i) not in calls for _addr, i in kernel.addrs)   # link_calls' subroutines
     image.frame_size = info.frame_size
     image.min_stack_size = info.frame_size if info.stack_size is None else info.stack_size
     if info.max_reg_count:

@@ -89,6 +89,93 @@ CASES = {
  ret;
 }"""),
     # sm_90's bf16 arithmetic PTX (add/sub/mul on bf16 and bf16x2, compares, f64 -> bf16)
+    # ex2/tanh.approx on f16 (MUFU.EX2.F16 / MUFU.TANH.F16; each loaded alone, as ptxas reads
+    # a high half with `R.H1`, a MUFU form the tables lack) and the f16x2 forms (one per half,
+    # PRMT: half_mufu_x2, whose reference waits for that form), and f32 -> f16 rounding down
+    # and up (F2F.F16.F32.RM/.RP, as ptxas)
+    "half_mufu": (ARCHS, "k grid=1 block=64 x=u32[64]:rand f=f32[64]:rand o=u32[512]:zero", """
+.visible .entry k(.param .u64 x, .param .u64 f, .param .u64 o)
+{
+ .reg .b32 %r<16>; .reg .b16 %rs<8>; .reg .b64 %rd<12>; .reg .f32 %f<4>;
+ ld.param.u64 %rd1, [x]; ld.param.u64 %rd2, [f]; ld.param.u64 %rd4, [o];
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4;
+ add.s64 %rd7, %rd1, %rd5; add.s64 %rd8, %rd2, %rd5; add.s64 %rd10, %rd4, %rd5;
+ ld.global.u16 %rs1, [%rd7]; ld.global.u16 %rs2, [%rd7+2]; ld.global.f32 %f1, [%rd8];
+ ex2.approx.f16 %rs3, %rs1; tanh.approx.f16 %rs4, %rs2;
+ mov.b32 %r3, {%rs3, %rs4}; st.global.u32 [%rd10], %r3;
+ cvt.rm.f16.f32 %rs5, %f1; cvt.rp.f16.f32 %rs6, %f1;
+ mov.b32 %r4, {%rs5, %rs6}; st.global.u32 [%rd10+256], %r4;
+ mul.f32 %f2, %f1, 0f477FE000;
+ cvt.rm.f16.f32 %rs5, %f2; cvt.rp.f16.f32 %rs6, %f2;
+ mov.b32 %r5, {%rs5, %rs6}; st.global.u32 [%rd10+512], %r5;
+ ret;
+}"""),
+    # cvt.{rn,rz}{.relu}{.satfinite} to f16 and f16x2, bf16 and bf16x2 (F2FP .RELU / .SATFINITE; ptxas writes
+    # the scalar ones as F2FP...MERGE_C d, a, RZ)
+    "f16_clamped": (ARCHS, "k grid=1 block=64 f=f32[64]:rand g=f32[64]:randint(-70000,70000) o=u32[512]:zero", """
+.visible .entry k(.param .u64 f, .param .u64 g, .param .u64 o)
+{
+ .reg .b32 %r<16>; .reg .b16 %rs<8>; .reg .b64 %rd<12>; .reg .f32 %f<4>;
+ ld.param.u64 %rd1, [f]; ld.param.u64 %rd2, [g]; ld.param.u64 %rd4, [o];
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4;
+ add.s64 %rd7, %rd1, %rd5; add.s64 %rd8, %rd2, %rd5; add.s64 %rd10, %rd4, %rd5;
+ ld.global.f32 %f1, [%rd7]; ld.global.f32 %f2, [%rd8];
+ cvt.rn.relu.f16.f32 %rs1, %f1; cvt.rz.satfinite.f16.f32 %rs2, %f2;
+ mov.b32 %r2, {%rs1, %rs2}; st.global.u32 [%rd10], %r2;
+ cvt.rn.relu.satfinite.f16.f32 %rs3, %f2; cvt.rn.satfinite.f16.f32 %rs4, %f2;
+ mov.b32 %r3, {%rs3, %rs4}; st.global.u32 [%rd10+256], %r3;
+ cvt.rn.relu.f16x2.f32 %r4, %f1, %f2; st.global.u32 [%rd10+512], %r4;
+ cvt.rn.satfinite.f16x2.f32 %r5, %f2, %f1; st.global.u32 [%rd10+768], %r5;
+ cvt.rz.relu.satfinite.f16x2.f32 %r6, %f2, %f1; st.global.u32 [%rd10+1024], %r6;
+ ret;
+}"""),
+    "bf16_clamped": (ARCHS, "k grid=1 block=64 f=f32[64]:rand g=f32[64]:randint(-70000,70000) o=u32[512]:zero", """
+.visible .entry k(.param .u64 f, .param .u64 g, .param .u64 o)
+{
+ .reg .b32 %r<16>; .reg .b16 %rs<8>; .reg .b64 %rd<12>; .reg .f32 %f<4>;
+ ld.param.u64 %rd1, [f]; ld.param.u64 %rd2, [g]; ld.param.u64 %rd4, [o];
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4;
+ add.s64 %rd7, %rd1, %rd5; add.s64 %rd8, %rd2, %rd5; add.s64 %rd10, %rd4, %rd5;
+ ld.global.f32 %f1, [%rd7]; ld.global.f32 %f2, [%rd8];
+ cvt.rn.relu.bf16.f32 %rs1, %f1; cvt.rz.satfinite.bf16.f32 %rs2, %f2;
+ mov.b32 %r2, {%rs1, %rs2}; st.global.u32 [%rd10], %r2;
+ cvt.rn.relu.satfinite.bf16.f32 %rs3, %f2; cvt.rn.satfinite.bf16.f32 %rs4, %f2;
+ mov.b32 %r3, {%rs3, %rs4}; st.global.u32 [%rd10+256], %r3;
+ cvt.rn.relu.bf16x2.f32 %r4, %f1, %f2; st.global.u32 [%rd10+512], %r4;
+ cvt.rn.satfinite.bf16x2.f32 %r5, %f2, %f1; st.global.u32 [%rd10+768], %r5;
+ cvt.rz.relu.satfinite.bf16x2.f32 %r6, %f2, %f1; st.global.u32 [%rd10+1024], %r6;
+ ret;
+}"""),
+    "half_mufu_x2": (ARCHS, "k grid=1 block=64 x=u32[64]:rand o=u32[128]:zero", """
+.visible .entry k(.param .u64 x, .param .u64 o)
+{
+ .reg .b32 %r<16>; .reg .b64 %rd<12>;
+ ld.param.u64 %rd1, [x]; ld.param.u64 %rd4, [o];
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4;
+ add.s64 %rd7, %rd1, %rd5; add.s64 %rd10, %rd4, %rd5;
+ ld.global.u32 %r2, [%rd7];
+ ex2.approx.f16x2 %r3, %r2; tanh.approx.f16x2 %r4, %r2;
+ st.global.u32 [%rd10], %r3; st.global.u32 [%rd10+256], %r4;
+ ret;
+}"""),
+    # cvt between bf16 and integers (sm_90): F2I of the exact f32, I2F.BF16 (.rm/.rp: ptxas's
+    # I2F.BF16.RM is not in the tables yet, so its code cannot be the reference here)
+    "bf16_int_sm90": (["sm_90"], "k grid=1 block=64 x=u32[64]:rand i=u32[64]:rand o=u32[512]:zero", """
+.visible .entry k(.param .u64 x, .param .u64 i, .param .u64 o)
+{
+ .reg .b32 %r<16>; .reg .b16 %rs<8>; .reg .b64 %rd<12>;
+ ld.param.u64 %rd1, [x]; ld.param.u64 %rd2, [i]; ld.param.u64 %rd4, [o];
+ mov.u32 %r1, %tid.x; mul.wide.u32 %rd5, %r1, 4;
+ add.s64 %rd7, %rd1, %rd5; add.s64 %rd8, %rd2, %rd5; add.s64 %rd10, %rd4, %rd5;
+ ld.global.u32 %r2, [%rd7]; ld.global.u32 %r3, [%rd8];
+ mov.b32 {%rs1, %rs2}, %r2;
+ cvt.rzi.s32.bf16 %r4, %rs1; st.global.u32 [%rd10], %r4;
+ cvt.rmi.u32.bf16 %r5, %rs2; st.global.u32 [%rd10+256], %r5;
+ cvt.rni.s32.bf16 %r6, %rs2; st.global.u32 [%rd10+512], %r6;
+ cvt.rn.bf16.s32 %rs3, %r3; cvt.rz.bf16.u32 %rs4, %r3;
+ mov.b32 %r7, {%rs3, %rs4}; st.global.u32 [%rd10+768], %r7;
+ ret;
+}"""),
     "bf16_sm90": (["sm_90"], "k grid=1 block=64 x=u32[64]:rand y=u32[64]:rand d=f64[64]:rand o=u32[512]:zero", """
 .visible .entry k(.param .u64 x, .param .u64 y, .param .u64 d, .param .u64 o)
 {
@@ -136,7 +223,9 @@ WAITING_FOR_TABLES = {
     "bf16_sm90": ["HFMA2.MMA.BF16_V2", "F2F.F64.BF16"],  # ptxas's add.bf16x2, cvt.f64.bf16
     "bf16_f64_sm90": ["F2F.BF16.F64"],
     "isa_bitfield_var": ["SGXT", "BMSK"],
-    "isa_bf16": ["F2F.BF16.F32", "HFMA2.BF16_V2"],
+    "half_mufu_x2": ["MUFU"],                          # ptxas's MUFU.EX2.F16 R, R.H1
+    "f16_clamped": ["F2FP"],
+    "bf16_clamped": ["F2FP"],                           # ptxas's F2FP.RELU.F16.F32.MERGE_C R, R, RZ (one target)
 }
 TABLE_GAP = "the instruction table lacks this form"
 DECODE_GAP = "the instruction table has no form for this word"

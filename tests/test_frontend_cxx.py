@@ -267,7 +267,7 @@ NEW_CXX_FILES = ["fe_cxx_vec_refs.cu", "fe_cxx_static_constants.cu", "fe_cxx_ali
 def test_ptxc_check_passes(name, capsys):
     """`ptxc check FILE`: ptxc's whole pipeline (frontend, backend, cubin) gives nvcc's
     buffers on the emulator, LAUNCH line by LAUNCH line."""
-    from ptxc.emu.cli import check_command
+    from ptxc.cli.check import check_command
     status = check_command([str(TESTSUITE / name)])
     assert status == 0, capsys.readouterr().out[-2000:]
 

@@ -99,6 +99,7 @@ def _run(args) -> int:
     gpu = GPU(cubin, Path(path).with_suffix(".cubin").name, trace=trace, max_steps=args.max_steps,
               check_hazards=args.check_hazards, on_hazards=on_hazards, missing=failed, arch=args.arch)
     out = sys.stdout
+    gpu.device.printf_sink = out.write     # device printf, after each launch (ptxc.emu.printf)
     try:
         status = run_program(program, path, gpu, out.write, argv=args.program_args, write_err=_stderr_writer(out))
     except HostError as err:

@@ -120,6 +120,11 @@ class KernelImage:
     # register pair receives a generic address of shared memory (isa_uniform's
     # generic_cas: MOV R2, R0 at 0xc0 and MOV R3, R5 (SR_SWINHI) at 0xd0).
     cfi_undefined: list[tuple[int, int]] = field(default_factory=list)
+    # The `.extern .func`s the kernel calls through the driver's system-call ABI (vprintf,
+    # __assertfail: EIATTR_EXTERNS, a callgraph edge each) and the offsets of those
+    # CALL.ABS.NOINCs (EIATTR_SYSCALL_OFFSETS).
+    externs: list[str] = field(default_factory=list)
+    syscall_offsets: list[int] = field(default_factory=list)
 
     @property
     def param_size(self) -> int:
@@ -184,7 +189,7 @@ class ModuleVariable:
 def write_cubin(kernels: list[KernelImage], arch: str = "sm_89", tool_name: str = "ptxc",
                 tool_version: str = PTXC_TOOL_VERSION, tool_args: str | None = None,
                 tool_branch: str = "", variables: list[ModuleVariable] = (),
-                virtual_arch: str | None = None) -> bytes:
+                virtual_arch: str | None = None, extern_slots: dict | None = None) -> bytes:
     """The cubin holding `kernels` (in source order) for `arch` ("sm_89" or "sm_90").
 
     The tool strings go into .note.nv.tkinfo; tool_args defaults to what nvcc passes
@@ -192,7 +197,10 @@ def write_cubin(kernels: list[KernelImage], arch: str = "sm_89", tool_name: str 
     and nvcc's version, branch and args strings.  `variables` are the module's
     `.global` and `.const` variables in declaration order.  `virtual_arch` is the PTX
     `.target` that .note.nv.cuinfo records (ptxas -arch=sm_90 on `.target sm_89` PTX
-    writes 89 there); None: `arch`.
+    writes 89 there); None: `arch`.  `extern_slots`: the `.extern .func`s the kernels
+    call (system calls), name -> offset of its address in .nv.constant4: an undefined
+    GLOBAL FUNC symbol each, after the kernels' and variables' symbols, whose address
+    an R_CUDA_64 relocation puts in the slot (ptxas creates .nv.constant4 for them first).
     """
     if arch not in PARAM_BASE:
         raise ValueError(f"unsupported architecture {arch!r} (sm_89 or sm_90)")
@@ -207,7 +215,13 @@ def write_cubin(kernels: list[KernelImage], arch: str = "sm_89", tool_name: str 
     if tool_args is None:
         tool_args = f"-arch {arch} -m 64"
     plan_class = _PlanSM90 if arch == "sm_90" else _Plan
-    plan = plan_class(list(reversed(kernels)), arch, variables=variables, virtual_arch=virtual_arch or arch)
+    externs = dict(extern_slots or {})
+    called = {name for k in kernels for name in k.externs}
+    if called - set(externs):
+        raise ValueError(f"system calls without an address slot: {sorted(called - set(externs))}")
+    externs = {name: slot for name, slot in externs.items() if name in called}
+    plan = plan_class(list(reversed(kernels)), arch, variables=variables, virtual_arch=virtual_arch or arch,
+                      externs=externs)
     return plan.build((tool_name, tool_version, tool_branch, tool_args))
 
 
@@ -271,9 +285,10 @@ class _Plan:
     symbols: list[Symbol] = field(default_factory=list)
     variables: list[ModuleVariable] = field(default_factory=list)   # declaration order
     virtual_arch: str = "sm_89"    # .note.nv.cuinfo's SM: the PTX .target
+    externs: dict = field(default_factory=dict)   # system call name -> .nv.constant4 slot
 
     def build(self, notes) -> bytes:
-        self.module_items = _module_items(self.variables)
+        self.module_items = _module_items(self.variables, self.externs)
         self._number_sections()
         self._number_symbols()
         self._fill_contents(notes)
@@ -334,6 +349,7 @@ class _Plan:
                                        type=elf.STT_FUNC, other=STO_CUDA_ENTRY,
                                        shndx=self.index[f".text.{k.name}"]))
         self.symbols += visible
+        self.symbols += _extern_symbols(self.externs)
         self.symbol_index = {s.name: i for i, s in enumerate(self.symbols)}
         self.first_global = len(local) + 1
 
@@ -366,7 +382,7 @@ class _Plan:
                                 ni.encode_records(self._kernel_info(k)), link=idx[".symtab"],
                                 info=idx[f".text.{k.name}"], align=4))
         secs += [
-            Section(".nv.callgraph", SHT_CUDA_CALLGRAPH, data=_callgraph(),
+            Section(".nv.callgraph", SHT_CUDA_CALLGRAPH, data=_callgraph(self.kernels, self.symbol_index),
                     link=idx[".symtab"], align=4, entsize=8),
             Section(".nv.rel.action", SHT_CUDA_RELOCINFO, data=REL_ACTION, align=8, entsize=8),
         ]
@@ -415,6 +431,7 @@ class _Plan:
         reaches and aligned to its most aligned one."""
         if name == ADDRESS_BANK:
             slots = [v.address_slot for v in self.variables if v.address_slot is not None]
+            slots += list(self.externs.values())
             return Section(name, elf.SHT_PROGBITS, elf.SHF_ALLOC,
                            bytes(max(slots) + ADDRESS_SLOT), align=ADDRESS_SLOT)
         members = [v for v in self.variables if v.section == name]
@@ -434,6 +451,7 @@ class _Plan:
         """R_CUDA_64 per `.global` variable at its .nv.constant4 slot, last slot first."""
         relocs = [elf.Relocation(v.address_slot, self.symbol_index[v.name], R_CUDA_64)
                   for v in self.variables if v.address_slot is not None]
+        relocs += [elf.Relocation(slot, self.symbol_index[name], R_CUDA_64) for name, slot in self.externs.items()]
         return sorted(relocs, key=lambda r: r.offset, reverse=True)
 
     def _global_info(self) -> list[ni.Record]:
@@ -463,6 +481,7 @@ class _Plan:
         records.append(ni.hval(c["EIATTR_MAXREG_COUNT"], k.max_reg_count))
         if k.num_barriers:
             records.append(ni.bval(c["EIATTR_NUM_BARRIERS"], k.num_barriers))
+        records += _extern_records(k, self.symbol_index)
         records.append(ni.hval(ni.EIATTR_UNNAMED_5F, UNNAMED_5F_VALUE[self.arch]))
         return records + _exit_records(k)
 
@@ -508,9 +527,10 @@ class _PlanSM90:
     arch: str = "sm_90"
     variables: list[ModuleVariable] = field(default_factory=list)   # declaration order
     virtual_arch: str = "sm_90"    # .note.nv.cuinfo's SM: the PTX .target
+    externs: dict = field(default_factory=dict)   # system call name -> .nv.constant4 slot
 
     def build(self, notes) -> bytes:
-        self.module_items = _module_items(self.variables)
+        self.module_items = _module_items(self.variables, self.externs)
         self.made = [item for kind, item in self.module_items if kind == "section"]
         self._number_sections()
         self._number_symbols()
@@ -582,6 +602,7 @@ class _PlanSM90:
             if k.references_shared() and self.cap_after is None:
                 self.cap_after = len(self.symbols)
                 self.symbols.append(Symbol("", other=STV_INTERNAL))  # named in .strtab, not here
+        self.symbols += _extern_symbols(self.externs)
         self.symbols += [section(f".nv.constant0.{k.name}") for k in self.kernels]
         self.symbol_index = {s.name: i for i, s in enumerate(self.symbols) if s.name}
 
@@ -610,7 +631,7 @@ class _PlanSM90:
             secs.append(Section(f".nv.info.{k.name}", SHT_CUDA_INFO, elf.SHF_INFO_LINK,
                                 ni.encode_records(self._kernel_info(k)), link=idx[".symtab"],
                                 info=idx[f".text.{k.name}"], align=4))
-        secs.append(Section(".nv.callgraph", SHT_CUDA_CALLGRAPH, data=_callgraph(), link=idx[".symtab"],
+        secs.append(Section(".nv.callgraph", SHT_CUDA_CALLGRAPH, data=_callgraph(self.kernels, self.symbol_index), link=idx[".symtab"],
                             align=4, entsize=8))
         for k in self.kernels:
             if self._relocated(k):
@@ -659,6 +680,7 @@ class _PlanSM90:
         records.append(ni.hval(c["EIATTR_MAXREG_COUNT"], k.max_reg_count))
         if k.num_barriers:
             records.append(ni.bval(c["EIATTR_NUM_BARRIERS"], k.num_barriers))
+        records += _extern_records(k, self.symbol_index)
         records.append(ni.hval(ni.EIATTR_UNNAMED_5F, UNNAMED_5F_VALUE[self.arch]))
         records += _exit_records(k)
         if k.params:
@@ -679,12 +701,28 @@ class _PlanSM90:
         return bytes(data), relocs[::-1]
 
 
+def _extern_symbols(externs: dict) -> list[Symbol]:
+    """An undefined GLOBAL FUNC symbol per system call, in slot order."""
+    return [Symbol(name, bind=elf.STB_GLOBAL, type=elf.STT_FUNC, shndx=0)
+            for name in sorted(externs, key=externs.get)]
+
+
+def _extern_records(k: KernelImage, symbol_index: dict) -> list[ni.Record]:
+    """EIATTR_EXTERNS: the symbols of the system calls the kernel makes (after MAXREG_COUNT)."""
+    if not k.externs:
+        return []
+    names = sorted(set(k.externs), key=lambda n: symbol_index[n])
+    return [ni.words(ni.CODES["EIATTR_EXTERNS"], *(symbol_index[n] for n in names))]
+
+
 def _exit_records(k: KernelImage) -> list[ni.Record]:
     """From the warp-wide instructions to the stack: ptxas's order on sm_89 and sm_90
     (INT_WARP_WIDE_INSTR_OFFSETS, EXIT_INSTR_OFFSETS, MAX_THREADS or REQNTID,
     CRS_STACK_SIZE; measured with __launch_bounds__/.reqntid kernels that call)."""
     c = ni.CODES
     records = []
+    if k.syscall_offsets:
+        records.append(ni.words(c["EIATTR_SYSCALL_OFFSETS"], *k.syscall_offsets))
     if k.int_warp_wide_offsets:
         records.append(ni.words(c["EIATTR_INT_WARP_WIDE_INSTR_OFFSETS"], *k.int_warp_wide_offsets))
     records.append(ni.words(c["EIATTR_EXIT_INSTR_OFFSETS"], *k.exit_offsets))
@@ -808,7 +846,7 @@ def placement_order(variables: list) -> list:
     return [v for v in variables if v.visible] + [v for v in variables if not v.visible]
 
 
-def _module_items(variables: list[ModuleVariable]) -> list[tuple[str, object]]:
+def _module_items(variables: list[ModuleVariable], externs: dict | None = None) -> list[tuple[str, object]]:
     """What the module's variables add to the file, in ptxas's order of creation:
     ("section", name) the first time a section is needed, ("var", variable) for each
     variable: the `.visible` ones first, then the others, each in declaration order.
@@ -820,6 +858,8 @@ def _module_items(variables: list[ModuleVariable]) -> list[tuple[str, object]]:
         if name not in made:
             made.add(name)
             items.append(("section", name))
+    if externs:          # the system calls' address slots come first (ptxas: vprintf at c[0x4][0x0])
+        section(ADDRESS_BANK)
     for v in placement_order(variables):
         section(v.section)
         items.append(("var", v))
@@ -853,9 +893,14 @@ def sm_number(arch: str) -> int:
     return int(arch.removeprefix("sm_"))
 
 
-def _callgraph() -> bytes:
-    """Kernels that call nothing: ptxas's four fixed entries (0, -1) .. (0, -4)."""
-    return b"".join(struct.pack("<Ii", 0, -n) for n in range(1, 5))
+def _callgraph(kernels=(), symbol_index=None) -> bytes:
+    """ptxas's four fixed entries (0, -1) .. (0, -4), and after the first an edge
+    (kernel, callee) per system call a kernel makes (file order, symbol order)."""
+    edges = b""
+    for k in kernels:
+        for name in sorted(set(k.externs), key=lambda n: symbol_index[n]):
+            edges += struct.pack("<II", symbol_index[k.name], symbol_index[name])
+    return struct.pack("<Ii", 0, -1) + edges + b"".join(struct.pack("<Ii", 0, -n) for n in range(2, 5))
 
 
 # .nv.rel.action: the one relocation action ptxas declares, R_CUDA_CONST_FIELD22_37

@@ -427,6 +427,66 @@ def _fail(err, code, blk, t, pc, addr, size, space, write):
 
 
 @njit(cache=True)
+def _syscall(kind, syslog, regs, t, blk, pc, lo8, heap8, local_size, lwin, gbase):
+    """Log one system call of thread t (isa.SYS_*; the layout beside SL_COLS) and
+    return what it gives back in R4: vprintf the number of arguments its format
+    names (the CUDA guide: printf returns the number of arguments parsed), 0 else."""
+    n = syslog[0, 0]
+    if n + 1 >= syslog.shape[0]:
+        syslog[0, 1] += 1                 # no room: the GPU's printf buffer drops it too
+        return np.int64(0)
+    row = n + 1
+    syslog[0, 0] = n + 1
+    syslog[row, SL_KIND] = kind
+    syslog[row, SL_BLOCK] = blk
+    syslog[row, SL_THREAD] = t
+    syslog[row, SL_PC] = pc
+    for k in range(5):
+        r = SYS_ARG_REGS[k]
+        if r + 1 < regs.shape[0]:
+            syslog[row, SL_ARGS + k] = (regs[r, t] & M32) | ((regs[r + 1, t] & M32) << 32)
+    if kind != SYS_VPRINTF:
+        return np.int64(0)
+    nheap = heap8.shape[0]
+    buf = syslog[row, SL_ARGS + 1]
+    words = 0
+    for j in range(SYS_BUF_WORDS):
+        x = np.int64(0)
+        ok = False
+        a = buf + 8 * j
+        if a >= lwin and a < lwin + WINDOW:
+            off = a - lwin
+            if off + 8 <= local_size:
+                base = t * local_size + off
+                for b in range(8):
+                    x |= np.int64(lo8[base + b]) << (8 * b)
+                ok = True
+        elif a >= gbase and a - gbase + 8 <= nheap:
+            base = a - gbase
+            for b in range(8):
+                x |= np.int64(heap8[base + b]) << (8 * b)
+            ok = True
+        if not ok:
+            break
+        syslog[row, SL_BUF + j] = x
+        words += 1
+    syslog[row, SL_NBUF] = words
+    fmt = syslog[row, SL_ARGS]
+    count = np.int64(0)
+    if fmt == 0:
+        return np.int64(-1)
+    i = fmt - gbase
+    while i >= 0 and i < nheap and heap8[i] != 0:
+        if heap8[i] == 37:                                  # '%'
+            if i + 1 < nheap and heap8[i + 1] == 37:
+                i += 2
+                continue
+            count += 1
+        i += 1
+    return min(count, np.int64(32))
+
+
+@njit(cache=True)
 def _hz_record(hz_out, hz_count, pc, unit, kind, src, have, need):
     n = hz_count[0]
     if n < hz_out.shape[0]:
@@ -443,7 +503,7 @@ def _hz_record(hz_out, hz_count, pc, unit, kind, src, have, need):
 def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
              sh8, sh16, sh32, lo8, lo16, lo32,
              regs, preds, uregs, upreds, bregs, pcs, status, waitv, bar_result,
-             hz, hz_lat, hz_state, hz_out, hz_count, stats, err):
+             hz, hz_lat, hz_state, hz_out, hz_count, stats, err, syslog):
     """Run blocks cfg[C_BLOCK0] .. cfg[C_BLOCK1]-1 of a launch.  regs is [register,
     thread] (register-major: a warp's lanes are adjacent), preds [predicate, thread]."""
     gx, gy = cfg[C_GX], cfg[C_GY]
@@ -1230,6 +1290,14 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                     r = fp.nan_result64(ra, rb, rc)
                                 OUT[0, lane] = r & M32
                                 OUT[1, lane] = (r >> 32) & M32
+                    elif op == OP_LEPC:
+                        # LEPC Rd: the instruction's own address (sm_90's LEPC Rd, T: T's)
+                        v = (prog[pc, F_AUX2] if prog[pc, F_S] == K_TGT else pc) * 16
+                        for lane in range(32):
+                            if (emask >> lane) & 1:
+                                OUT[0, lane] = v & M32
+                                OUT[4, lane] = 0
+                                OUT[1, lane] = v >> 32
                     elif op == OP_QSPC:
                         # the predicate: is the 64-bit generic address in the window of the
                         # space asked (mod); the register result (RZ in ptxas's code) is 0
@@ -1718,6 +1786,45 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                             for lane in range(32):
                                 if (mask >> lane) & 1:
                                     pcs[tb + lane] = pc + 1
+                            need = True
+                    elif op == OP_CALL and (prog[pc, F_MOD] & M_ABS) != 0:
+                        # CALL.ABS.NOINC R2: a system call (its address from the loader,
+                        # SYS_BASE + id * SYS_STRIDE) runs here and returns to R20:R21;
+                        # any other absolute address is code (LEPC gives pc * 16)
+                        failed = False
+                        for lane in range(32):
+                            if (mask >> lane) & 1:
+                                t = tb + lane
+                                if (emask >> lane) & 1:
+                                    dest = (SRCH[0, lane] << 32) | (SRC[0, lane] & M32)
+                                    sys_id = (dest - SYS_BASE) // SYS_STRIDE
+                                    if dest >= SYS_BASE and sys_id > 0 and sys_id < SYS_NCALLS and \
+                                            (dest - SYS_BASE) % SYS_STRIDE == 0:
+                                        ret = _syscall(sys_id, syslog, regs, t, blk, pc, lo8, heap8,
+                                                       local_size, lwin, gbase)
+                                        regs[4, t] = ret & M32
+                                        if sys_id == SYS_ASSERTFAIL and not failed:
+                                            _fail(err, E_ASSERT, blk, t, pc, 0, 0, 0, 0)
+                                            failed = True
+                                        pcs[t] = ((regs[SYS_RETURN_REG, t] & M32) | ((regs[SYS_RETURN_REG + 1, t] & M32) << 32)) >> 4
+                                    elif dest >= SYS_BASE:
+                                        _fail(err, E_SYSCALL, blk, t, pc, dest, 0, 0, 0)
+                                        failed = True
+                                        break
+                                    else:
+                                        pcs[t] = dest >> 4
+                                else:
+                                    pcs[t] = pc + 1
+                        if failed:
+                            stop = True
+                            break
+                        same = True
+                        for lane in range(32):
+                            if (mask >> lane) & 1 and pcs[tb + lane] != pcs[tb + lane0]:
+                                same = False
+                        if same:
+                            npc = pcs[tb + lane0]
+                        else:
                             need = True
                     elif op == OP_CALL or op == OP_RET:
                         # CALL.REL.NOINC [R8,] T / RET.REL.NODEC R2, T: the register (a

@@ -160,6 +160,17 @@ class Memory:
     def read(self, address: int, size: int) -> bytes:
         return self.heap[self._range(address, size)].tobytes()
 
+    def read_cstring(self, address: int, limit: int = 1 << 16) -> bytes | None:
+        """The bytes of the NUL-terminated string at `address` in device memory (without
+        the NUL; cut at the end of its allocation or `limit`), None outside every one."""
+        alloc = self.find(address)
+        if alloc is None or address < GLOBAL_BASE:
+            return None
+        off = address - GLOBAL_BASE
+        end = min(alloc.address + max(alloc.size, 1) - GLOBAL_BASE, off + limit, len(self.heap))
+        data = self.heap[off:end].tobytes()
+        return data.split(b"\0", 1)[0]
+
     def view(self, address: int, dtype, count: int) -> np.ndarray:
         nbytes = np.dtype(dtype).itemsize * count
         return self.heap[self._range(address, nbytes)].view(dtype)
@@ -277,6 +288,8 @@ class Module:
             for r in relocations:
                 sym = cubin.symbols[r.symbol]
                 value = bases.get(sym.shndx, 0) + sym.value
+                if sym.shndx == 0 and sym.name:     # an undefined FUNC: a system call of the driver
+                    value = syscall_address(sym.name)
                 size = 8 if r.type == R_CUDA_64 else 4 if r.type == R_CUDA_32 else 0
                 if size == 0:
                     raise LaunchError(f"{self.filename}: relocation type {r.type} in {target} is not supported",
@@ -306,6 +319,21 @@ class LaunchResult:
     blocks: int
     seconds: float
     hazards: list = field(default_factory=list)
+    syscalls: list = field(default_factory=list)    # printf.SystemCall records, in output order
+    syscalls_dropped: int = 0
+
+    @property
+    def output(self) -> str:
+        """What the kernel's printf calls print (the driver's output after the launch)."""
+        from .printf import device_output
+        return device_output(self.syscalls)
+
+
+def syscall_address(name: str) -> int:
+    """The address the loader gives the driver's system call `name` (isa.SYSCALLS); a
+    name the emulator does not provide gets SYS_BASE, which a call reports."""
+    from . import isa
+    return isa.SYS_BASE + isa.SYS_STRIDE * isa.SYSCALLS.get(name, 0)
 
 
 @dataclass
@@ -329,6 +357,7 @@ class Device:
     def __init__(self):
         self.memory = Memory()
         self.trace = None          # a callable(str) for --trace-launch
+        self.printf_sink = None    # a callable(str) for device printf output (ptxc run: stdout)
 
     # ---- memory ----
     def malloc(self, size: int, name: str = "") -> int:
@@ -427,9 +456,23 @@ class Device:
         banks.update(kernel.banks)
         banks[0] = bank0
         start = time.perf_counter()
-        result = run(self, kernel, config, banks, max_steps, check_hazards)
+        try:
+            result = run(self, kernel, config, banks, max_steps, check_hazards)
+        except LaunchError as err:
+            self.print_output(getattr(err, "result", None))
+            raise
         result.seconds = time.perf_counter() - start
+        self.print_output(result)
         return result
+
+    def print_output(self, result) -> None:
+        """Device printf: after a launch, what its vprintf calls printed goes to
+        `printf_sink` (ptxc run sets it to the program's stdout), as the driver prints
+        its printf buffer at the next synchronization."""
+        if result is not None and self.printf_sink is not None and result.syscalls:
+            text = result.output
+            if text:
+                self.printf_sink(text)
 
     def trace_launch(self, kernel: Kernel, config: LaunchConfig, params: bytes, bank0: bytes) -> None:
         out = self.trace

@@ -53,7 +53,7 @@ MEM_BASE64 = 1 << 12          # [R2.64]
  OP_SHFL, OP_VOTE, OP_MATCH, OP_REDUX, OP_R2UR,
  OP_BRA, OP_EXIT, OP_CALL, OP_RET, OP_BSSY, OP_BSYNC, OP_BREAK, OP_BMOV, OP_WARPSYNC,
  OP_BAR, OP_KILL, OP_UNKNOWN, OP_R2P, OP_HMUL2, OP_BMSK, OP_QSPC,
- OP_VINT) = range(77)
+ OP_VINT, OP_LEPC) = range(78)
 
 # Memory spaces of OP_ATOM / OP_RED / OP_LD / OP_ST.
 SPACE_GENERIC, SPACE_GLOBAL, SPACE_SHARED, SPACE_LOCAL = 0, 1, 2, 3
@@ -142,6 +142,28 @@ M_CONV = 1
 M_DIV = 4
 # BRX / JMX run as OP_CALL with this bit: an indirect jump (no return address)
 M_JUMP = 2
+# CALL.ABS.NOINC Rtarget: the register pair is an absolute address (a system call's: SYS_BASE + ...)
+M_ABS = 4
+
+# ---- system calls (the CUDA driver's `.extern .func`s a cubin calls through CALL.ABS) ------
+# The loader gives the undefined symbol `name` the address SYS_BASE + SYS_STRIDE * id; a
+# CALL.ABS.NOINC to it runs the service (core.py) and returns to R20:R21.  Each call
+# appends a record to the launch's system-call log (rows after row 0, which holds the
+# count and the records dropped for want of room): its kind, block and thread, the
+# argument registers (R4:R5, R6:R7, R8, R10:R11, R12:R13 as 64-bit values) and, for
+# vprintf, the first SYS_BUF_WORDS 64-bit words of the argument buffer (the GPU's printf
+# takes at most 32 arguments after the format) as they were at the call.
+SYS_BASE = 0x7FFD_0000_0000
+SYS_STRIDE = 16
+SYS_VPRINTF, SYS_ASSERTFAIL = 1, 2
+SYSCALLS = {"vprintf": SYS_VPRINTF, "__assertfail": SYS_ASSERTFAIL}
+SYS_NCALLS = 3
+SL_KIND, SL_BLOCK, SL_THREAD, SL_PC, SL_ARGS, SL_NBUF = 0, 1, 2, 3, 4, 9
+SL_BUF = 10
+SYS_BUF_WORDS = 32
+SL_COLS = SL_BUF + SYS_BUF_WORDS
+SYS_ARG_REGS = (4, 6, 8, 10, 12)
+SYS_RETURN_REG = 20           # R20:R21: the return address
 # MOV variants handled by one operation
 M_UNIFORM_DST = 1 << 20       # the result goes to a uniform register (UMOV, UIADD3, ...)
 # PRMT modes are not modelled beyond the default (index) mode.
@@ -168,7 +190,7 @@ SPECIAL_REGS = {
 
 # ---- errors the core reports (err[0]) --------------------------------------------------------
 E_OK, E_OOB, E_MISALIGNED, E_MAX_STEPS, E_DEADLOCK, E_BAD_PC, E_UNSUPPORTED, E_CBANK, \
-    E_BARRIER_DIVERGENT, E_TRAP, E_WARPSYNC_SELF = range(11)
+    E_BARRIER_DIVERGENT, E_TRAP, E_WARPSYNC_SELF, E_ASSERT, E_SYSCALL = range(13)
 # err fields
 ERR_CODE, ERR_BLOCK, ERR_THREAD, ERR_PC, ERR_ADDR, ERR_SIZE, ERR_SPACE, ERR_WRITE = range(8)
 

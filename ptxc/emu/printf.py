@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import struct
+from dataclasses import dataclass
 
 # flags, width, precision, length modifier, conversion
 SPEC = re.compile(rb"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(hh|h|ll|l|j|z|t|L)?([diouxXeEfFgGaAcspn%])")
@@ -160,3 +161,74 @@ def _hexfloat(value: float, spec: str, conv: str, precision=None) -> str:
         head = 3 if text[0] in "+- " else 2
         return text[:head] + text[head:].rjust(width - head, "0")
     return text.rjust(width)
+
+
+# ---- the emulator's printf service --------------------------------------------------------
+# The core logs each system call (isa.SL_*: kind, block, thread, argument registers, and
+# vprintf's argument buffer as it was at the call); after the launch these turn the log
+# into what the CUDA driver prints.  The CUDA programming guide leaves the order of
+# different threads' output unspecified; the emulator's is deterministic: block by
+# block (linear block index), warp by warp within a block, each warp's calls in the
+# order it made them, and within one call the lanes in order.
+
+
+@dataclass
+class SystemCall:
+    """One vprintf or __assertfail call of one thread."""
+    name: str                      # "vprintf" or "__assertfail"
+    block: tuple                   # blockIdx (x, y, z)
+    thread: tuple                  # threadIdx (x, y, z)
+    text: str = ""                 # vprintf: what it prints
+    message: str = ""              # __assertfail: the expression, file, line and function
+    file: str = ""
+    line: int = 0
+    function: str = ""
+
+
+def _coords(index: int, dims) -> tuple:
+    return index % dims[0], (index // dims[0]) % dims[1], index // (dims[0] * dims[1])
+
+
+def system_calls(log, config, read_cstring) -> list:
+    """The core's system-call log (an int64 array, isa.SL_COLS columns) as SystemCalls
+    in output order.  `read_cstring(address)` -> bytes or None (device memory)."""
+    from . import isa as I
+    count = int(log[0, 0])
+    rows = sorted(range(1, count + 1), key=lambda r: (int(log[r, I.SL_BLOCK]), int(log[r, I.SL_THREAD]) // 32))
+
+    def string(address: int) -> bytes:
+        data = read_cstring(address) if address else None
+        return data if data is not None else b""
+    out = []
+    for r in rows:
+        row = [int(x) for x in log[r]]
+        kind = row[I.SL_KIND]
+        block, thread = _coords(row[I.SL_BLOCK], config.grid), _coords(row[I.SL_THREAD], config.block)
+        args = [a & 0xFFFFFFFFFFFFFFFF for a in row[I.SL_ARGS:I.SL_ARGS + 5]]
+        if kind == I.SYS_VPRINTF:
+            words = row[I.SL_BUF:I.SL_BUF + row[I.SL_NBUF]]
+            buffer = b"".join((w & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little") for w in words)
+            fmt = string(args[0])
+            text = format_vprintf(fmt, buffer, string) if args[0] else ""
+            out.append(SystemCall("vprintf", block, thread, text=text))
+        elif kind == I.SYS_ASSERTFAIL:
+            decode = lambda a: string(a).decode("utf-8", "replace")
+            out.append(SystemCall("__assertfail", block, thread, message=decode(args[0]), file=decode(args[1]),
+                                  line=args[2] & 0xFFFFFFFF, function=decode(args[3])))
+    return out
+
+
+def device_output(calls) -> str:
+    """The text the kernel's printf calls print, in output order."""
+    return "".join(c.text for c in calls if c.name == "vprintf")
+
+
+def assertion_messages(calls, config=None) -> list:
+    """One line per failed device assert, as the CUDA driver prints it:
+    `file:line: function: block: [x,y,z], thread: [x,y,z] Assertion `expr` failed.`"""
+    lines = []
+    for c in calls:
+        if c.name == "__assertfail":
+            lines.append(f"{c.file}:{c.line}: {c.function}: block: [{','.join(map(str, c.block))}], "
+                         f"thread: [{','.join(map(str, c.thread))}] Assertion `{c.message}` failed.")
+    return lines

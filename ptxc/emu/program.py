@@ -355,7 +355,8 @@ BUILDERS = {
     "MATCH": b_simple(I.OP_MATCH, lambda m: I.MATCH_ALL if "ALL" in m else I.MATCH_ANY),
     "REDUX": b_redux, "R2UR": b_simple(I.OP_R2UR),
     "BRA": b_simple(I.OP_BRA, lambda m: (I.M_CONV if "CONV" in m else 0) | (I.M_DIV if "DIV" in m else 0)),
-    "EXIT": b_simple(I.OP_EXIT), "CALL": b_simple(I.OP_CALL), "RET": b_simple(I.OP_RET),
+    "EXIT": b_simple(I.OP_EXIT), "CALL": b_simple(I.OP_CALL, lambda m: I.M_ABS if "ABS" in m else 0),
+    "LEPC": b_simple(I.OP_LEPC), "RET": b_simple(I.OP_RET),
     "BRX": b_simple(I.OP_CALL, lambda m: I.M_JUMP), "JMX": b_simple(I.OP_CALL, lambda m: I.M_JUMP),
     "BSSY": b_simple(I.OP_BSSY), "BSYNC": b_simple(I.OP_BSYNC), "BREAK": b_simple(I.OP_BREAK),
     "BMOV": b_simple(I.OP_BMOV, lambda m: I.M_CLEAR if "CLEAR" in m else 0),
@@ -515,6 +516,8 @@ def wide_slots(instr: Instr, mods: tuple) -> set:
         return {2}          # the addend of IMAD.WIDE and of IMAD.HI is a register pair
     if op in ("ULDC", "MOV", "UMOV") and "64" in mods:
         return {0}
+    if op == "CALL" and "ABS" in mods:
+        return {0}          # CALL.ABS.NOINC R2: the 64-bit address in R2:R3
     floats = [t for t in mods if t in ("F16", "F32", "F64")]
     if op == "F2I" and "F64" in mods:
         return {0}
@@ -571,6 +574,8 @@ def fill_row(row: np.ndarray, addr: int, instr: Instr, nregs: int) -> None:
             if dst.file == "R" and opid == I.OP_ATOM and (bits & 31) == 8:
                 row[I.F_DW0 + k] = 2     # ATOMG.E.MAX.S64, .ADD.F64: the old value is a pair, whatever the listing says
     row[I.F_WB] = 0 if opid in NO_WRITEBACK else 1
+    if opid == I.OP_LEPC:
+        row[I.F_DW0] = 2     # LEPC R14: the 64-bit address in R14:R15
     srcs = list(instr.srcs)
     if instr.op in ("HADD2", "HFMA2"):
         srcs = _merge_half_immediates(srcs)

@@ -12,6 +12,7 @@ from .program import resolve_cbanks
 SPACE_NAMES = {I.SPACE_GLOBAL: "__global__", I.SPACE_SHARED: "__shared__", I.SPACE_LOCAL: "__local__",
                I.SPACE_GENERIC: "generic"}
 MAX_HAZARDS = 4096
+MAX_SYSCALLS = 16384     # system-call records per launch (vprintf, __assertfail); more are dropped
 
 
 def _bank_array(banks: dict) -> np.ndarray:
@@ -86,10 +87,13 @@ def run(device: Device, kernel: Kernel, config: LaunchConfig, banks: dict, max_s
     hz_count = np.zeros(1, dtype=np.int64)
     stats = np.zeros(4, dtype=np.int64)
     err = np.zeros(8, dtype=np.int64)
+    syslog = np.zeros((MAX_SYSCALLS + 1, I.SL_COLS), dtype=np.int64)
     run_grid(rows, cfg, _bank_array(banks), *_views(heap), allocs, *_views(shared), *_views(local),
              regs, preds, uregs, upreds, bregs, pcs, status, waitv, bar_result,
-             hz, hz_lat, hz_state, hz_out, hz_count, stats, err)
+             hz, hz_lat, hz_state, hz_out, hz_count, stats, err, syslog)
     result = LaunchResult(int(stats[0]), int(stats[1]), int(stats[2]), 0.0)
+    from .printf import system_calls
+    result.syscalls, result.syscalls_dropped = system_calls(syslog, config, memory.read_cstring), int(syslog[0, 1])
     # the machine state at the end, for debugging (`--max-steps` N stops after N instructions)
     device.last_state = {"regs": regs, "preds": preds, "uregs": uregs, "upreds": upreds, "pcs": pcs,
                          "status": status, "bregs": bregs, "shared": shared, "local": local, "rows": rows}
@@ -97,13 +101,21 @@ def run(device: Device, kernel: Kernel, config: LaunchConfig, banks: dict, max_s
         from .hazards import collect
         result.hazards = collect(kernel, hz_out[:min(int(hz_count[0]), MAX_HAZARDS)])
     if err[I.ERR_CODE] != I.E_OK:
-        raise LaunchError(report(device, kernel, config, err, max_steps), _KINDS.get(int(err[0]), "launch"))
+        error = LaunchError(report(device, kernel, config, err, max_steps, result.syscalls),
+                            _KINDS.get(int(err[0]), "launch"))
+        error.result = result             # what the kernel printed before it stopped
+        raise error
     return result
 
 
 _KINDS = {I.E_OOB: "memcheck", I.E_MISALIGNED: "memcheck", I.E_MAX_STEPS: "max-steps",
           I.E_DEADLOCK: "deadlock", I.E_BAD_PC: "bad-pc", I.E_UNSUPPORTED: "unsupported",
-          I.E_CBANK: "memcheck", I.E_TRAP: "trap", I.E_WARPSYNC_SELF: "illegal-instruction"}
+          I.E_CBANK: "memcheck", I.E_TRAP: "trap", I.E_WARPSYNC_SELF: "illegal-instruction",
+          I.E_ASSERT: "assert", I.E_SYSCALL: "illegal-address"}
+
+
+def device_syscall_names(device) -> list:
+    return sorted(I.SYSCALLS)
 
 
 def _round16(n: int) -> int:
@@ -135,7 +147,8 @@ def sass_line(kernel: Kernel, pc: int) -> str:
     return f"(pc {pc:#x} is outside the kernel's {len(kernel.program.instrs)} instructions)"
 
 
-def report(device: Device, kernel: Kernel, config: LaunchConfig, err: np.ndarray, max_steps: int) -> str:
+def report(device: Device, kernel: Kernel, config: LaunchConfig, err: np.ndarray, max_steps: int,
+           syscalls=()) -> str:
     code = int(err[I.ERR_CODE])
     block = _coords(int(err[I.ERR_BLOCK]), config.grid)
     thread = _coords(int(err[I.ERR_THREAD]), config.block)
@@ -188,6 +201,14 @@ def report(device: Device, kernel: Kernel, config: LaunchConfig, err: np.ndarray
         return "\n".join([f"========= Illegal instruction in kernel '{kernel.name}': a WARPSYNC whose mask "
                           f"leaves out a thread that executes it (the GPU stops with "
                           f"CUDA_ERROR_ILLEGAL_INSTRUCTION)"] + where)
+    if code == I.E_ASSERT:
+        from .printf import assertion_messages
+        return "\n".join(assertion_messages(syscalls, config) +
+                         [f"========= Kernel '{kernel.name}' failed an assertion (the GPU stops the launch: "
+                          f"cudaErrorAssert, device-side assert triggered)"] + where)
+    if code == I.E_SYSCALL:
+        return "\n".join([f"========= Kernel '{kernel.name}' called {addr:#x}, a system call the emulator does not "
+                          f"provide ({', '.join(device_syscall_names(device)) or 'none'} are)"] + where)
     if code == I.E_TRAP:
         return "\n".join([f"========= Kernel '{kernel.name}' executed a trap (BPT/KILL)"] + where)
     return f"========= launch stopped (error {code})"

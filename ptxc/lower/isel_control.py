@@ -387,3 +387,50 @@ def mov_special(s: Selector, d, sreg: ptx.SpecialReg):
 
 def nanosleep(s: Selector, i: ptx.Instr):
     s.emit("NANOSLEEP", (), [], [s.value(i.operands[0], "u32")])
+
+
+# ---- set: a comparison's result as a value -------------------------------------------------
+# set.CmpOp{.ftz}{.BoolOp}.dtype.stype d, a, b{, {!}c}: per element, the dtype's "true"
+# (u32/s32: all ones; f32: 1.0; f16 / bf16: 1.0 in each half) where the compare holds,
+# else 0.  With a half-pair stype, each 16-bit half of d is the result of its own halves
+# (u32/s32: 0xFFFF per half).  ptxas writes FSET.BF / HSET2 / HSET2.BF, forms the tables
+# do not have yet; the same values come from the setp lowering into predicates and a SEL
+# per element (ptxas's own code for set.*.u32.f32: FSETP + SEL).
+SET_TRUE = {"u32": 0xFFFFFFFF, "s32": 0xFFFFFFFF, "f32": 0x3F800000, "f16": 0x3C00, "bf16": 0x3F80,
+            "f16x2": 0x3C00, "bf16x2": 0x3F80}
+HALF_TYPES = ("f16", "f16x2", "bf16", "bf16x2")
+
+
+def set_(s: Selector, i: ptx.Instr):
+    from . import isel_float as flt
+    d, a, b = i.operands[:3]
+    dtype, stype = i.parts[-2], i.parts[-1]
+    pair = stype in ("f16x2", "bf16x2")
+    if pair and dtype not in ("u32", "s32", "f16x2", "bf16x2") or not pair and dtype in ("f16x2", "bf16x2"):
+        raise Unsupported(f"'{i.opcode}' (a result type of another shape than its sources)")
+    flags = [p for p in i.parts[2:-2]]
+    order = [p for p in ("and", "or", "xor") if p in flags] + [p for p in ("ftz",) if p in flags]
+    opcode = ".".join(["setp", i.parts[1]] + order + [stype])
+    preds = [s.new_pred() for _ in range(2 if pair else 1)]
+    names = [f"%__set{len(s.values)}_{k}" for k in range(len(preds))]
+    for name, p in zip(names, preds):
+        s.values[name] = p
+    regs = [ptx.Reg(name) for name in names]
+    dst = ptx.RegPair(regs[0], regs[1]) if pair else regs[0]
+    compare = ptx.Instr(opcode, [dst] + list(i.operands[1:]), i.guard, i.guard_negated, i.loc)
+    if stype in HALF_TYPES:
+        flt.setp_f16(s, compare)
+    elif stype in ("f32", "f64"):
+        flt.setp_float(s, compare)
+    else:
+        setp_int(s, compare)
+    true = SET_TRUE[dtype]
+    out = s.reg(d)
+    if not pair:
+        s.emit("SEL", (), [out], [_in_reg(s, Imm(true, "int")), ZERO, preds[0]], comment=f"{i.opcode}'s value")
+        return
+    low, high = s.new(), s.new()
+    half_true = true & 0xFFFF
+    s.emit("SEL", (), [low], [_in_reg(s, Imm(half_true, "int")), ZERO, preds[0]], comment="low half's value")
+    s.emit("SEL", (), [high], [_in_reg(s, Imm(half_true << 16, "int")), ZERO, preds[1]], comment="high half's value")
+    s.emit("IADD3", (), [out], [low, high, ZERO], comment="the two halves (disjoint bits)")

@@ -607,7 +607,7 @@ def setp_f16(s: Selector, i: ptx.Instr):
 
 def cvt_f16(s: Selector, i: ptx.Instr):
     """cvt to or from f16.  f32 <-> f16 and f64 <-> f16 are one instruction (F2FP, HADD2.F32,
-    F2F).  Integers go through f32, which is exact: f32 holds every f16 and every integer
+    F2F; rounding down or up F2F.F16.F32.RM/.RP as ptxas, F2FP has no such modes).  Integers go through f32, which is exact: f32 holds every f16 and every integer
     up to 2^24, and an integer beyond that is beyond f16's range in every rounding mode
     (rounding toward zero or infinity twice rounds once on f16's coarser grid)."""
     d, a = i.operands
@@ -623,7 +623,10 @@ def cvt_f16(s: Selector, i: ptx.Instr):
             f32 = s.r(a, "f32") if atype == "f32" else s.new()
             if atype != "f32":
                 cvt_int_float(s, i, d, a, "f32", atype, mods, dst=f32)
-            s.emit("F2FP", ("F16", "F32", "PACK_AB") + rounding(i), [dst], [ZERO, f32])
+            if set(rounding(i)) & {"RM", "RP"}:     # ptxas: F2F.F16.F32.RM/.RP (and I2F.F16.U32.RM)
+                s.emit("F2F", ("F16", "F32") + rounding(i), [dst], [f32])
+            else:
+                s.emit("F2FP", ("F16", "F32", "PACK_AB") + rounding(i), [dst], [ZERO, f32])
         if i.has("sat"):
             s.emit("HADD2", ("SAT",), [dst], [replace(dst, sel=H0), NEG_ZERO_H0])
     elif atype == "f16" and dtype == "f64":
@@ -672,23 +675,34 @@ def cvt_f16_f16(s: Selector, d, a, mods):
 def cvt_f16x2_f32(s: Selector, i: ptx.Instr):
     """cvt.rn.f16x2.f32 d, a, b: F2FP packs a into the high half and b into the low."""
     d, a, b = i.operands
-    if i.has("relu") or i.has("satfinite"):
-        raise Unsupported(f"'{i.opcode}'")
-    s.emit("F2FP", ("F16", "F32", "PACK_AB") + rounding(i), [s.reg(d)], [s.r(a, "f32"), s.r(b, "f32")])
+    s.emit("F2FP", f2fp_clamps(i) + ("F16", "F32", "PACK_AB") + rounding(i), [s.reg(d)],
+           [s.r(a, "f32"), s.r(b, "f32")])
+
+
+def f2fp_clamps(i: ptx.Instr) -> tuple:
+    """F2FP's .SATFINITE (overflow to the largest finite value) and .RELU (negative to +0),
+    in ptxas's order (F2FP.SATFINITE.RELU.F16.F32...)."""
+    return (("SATFINITE",) if i.has("satfinite") else ()) + (("RELU",) if i.has("relu") else ())
+
+
+def cvt_f16_f32_clamped(s: Selector, i: ptx.Instr):
+    """cvt.{rn,rz}{.relu}{.satfinite}.f16.f32: F2FP into the low half, RZ the high one
+    (ptxas writes the same conversion as F2FP...MERGE_C d, a, RZ)."""
+    d, a = i.operands
+    s.emit("F2FP", f2fp_clamps(i) + ("F16", "F32", "PACK_AB") + rounding(i), [s.reg(d)], [ZERO, s.r(a, "f32")])
 
 
 def cvt_bf16_f32(s: Selector, i: ptx.Instr):
     """cvt.{rn,rz}[.relu].bf16.f32 is F2FP.BF16.F32.PACK_AB into the low half (with RZ
     the high one); .rm/.rp are F2F.BF16.F32.RM/RP (ptxas)."""
     d, a = i.operands
-    if i.has("satfinite"):
-        raise Unsupported(f"'{i.opcode}'")
     rnd = rounding(i)
+    if rnd in (("RM",), ("RP",)) and i.has("satfinite"):
+        raise Unsupported(f"'{i.opcode}'")
     if rnd in (("RM",), ("RP",)):
         s.emit("F2F", ("BF16", "F32") + rnd, [s.reg(d)], [s.r(a, "f32")])
         return
-    relu = ("RELU",) if i.has("relu") else ()
-    s.emit("F2FP", relu + ("BF16", "F32", "PACK_AB") + rnd, [s.reg(d)], [ZERO, s.r(a, "f32")])
+    s.emit("F2FP", f2fp_clamps(i) + ("BF16", "F32", "PACK_AB") + rnd, [s.reg(d)], [ZERO, s.r(a, "f32")])
 
 
 def cvt_bf16_f64(s: Selector, i: ptx.Instr):
@@ -708,14 +722,50 @@ def cvt_from_bf16(s: Selector, i: ptx.Instr):
         s.emit("F2F", ("F64", "F32"), [s.reg(d)], [wide_value])
 
 
+def cvt_bf16_int(s: Selector, i: ptx.Instr):
+    """cvt between bf16 and integers (PTX: sm_90 only, ptxas refuses them on sm_89).
+    bf16 -> integer: the exact f32 (the bits moved up by 16) converted as f32 -> integer
+    is (ptxas: F2I.BF16 directly); integer -> bf16: I2F.BF16 with the rounding, as
+    ptxas writes it (through f32 would round twice)."""
+    d, a = i.operands
+    dtype, atype = i.parts[-2], i.parts[-1]
+    mods = i.parts[1:-2]
+    if s.arch == "sm_89":
+        raise Unsupported(f"'{i.opcode}' (cvt between bf16 and integers requires sm_90)")
+    if atype == "bf16":
+        wide_value = s.new()
+        s.emit("SHF", ("L", "U32"), [wide_value], [s.r(a, "b16"), Imm(16, "int"), ZERO])
+        cvt_float_int(s, i, d, a, dtype, "f32", mods, src=wide_value)
+        return
+    if size_of(atype) != 4:
+        raise Unsupported(f"'{i.opcode}' (a {atype} source)")
+    type_mod = () if atype == "s32" else (INT_TYPE[atype],)
+    s.emit("I2F", ("BF16",) + type_mod + rounding(i), [s.reg(d)], [s.r(a, atype)])
+
+
 def cvt_bf16x2_f32(s: Selector, i: ptx.Instr):
     """cvt.{rn,rz}[.relu].bf16x2.f32 d, a, b: F2FP.BF16.F32.PACK_AB, a high, b low."""
     d, a, b = i.operands
-    if i.has("satfinite"):
-        raise Unsupported(f"'{i.opcode}'")
-    relu = ("RELU",) if i.has("relu") else ()
-    s.emit("F2FP", relu + ("BF16", "F32", "PACK_AB") + rounding(i), [s.reg(d)],
+    s.emit("F2FP", f2fp_clamps(i) + ("BF16", "F32", "PACK_AB") + rounding(i), [s.reg(d)],
            [s.r(a, "f32"), s.r(b, "f32")])
+
+
+def mufu_f16(s: Selector, i: ptx.Instr):
+    """ex2/tanh.approx.f16: MUFU.EX2.F16 / MUFU.TANH.F16 on the low half; .f16x2: one per
+    half and PRMT 0x5410 joining the results' low halves (ptxas's code, except that it
+    reads the high half as `R.H1`)."""
+    d, a = i.operands
+    func = {"ex2": "EX2", "tanh": "TANH"}[i.base]
+    if not is_pair(i):
+        s.emit("MUFU", (func, "F16"), [s.reg(d)], [s.r(a, "b16")])
+        return
+    src = s.r(a, "b32")
+    low, high, upper = s.new(), s.new(), s.new()
+    s.emit("MUFU", (func, "F16"), [low], [src])
+    # ptxas reads the high half as `R.H1`, a MUFU form the tables lack: move it down first
+    s.emit("PRMT", (), [upper], [src, Imm(0x7632, "int"), ZERO], comment="the high half, moved down")
+    s.emit("MUFU", (func, "F16"), [high], [upper])
+    s.emit("PRMT", (), [s.reg(d)], [low, Imm(0x5410, "int"), high], comment="the two results' low halves")
 
 
 # Selection rules for half precision; isel_rules.RULES takes them where the f16 rules go
@@ -727,6 +777,9 @@ HALF_RULES = [
     Rule(r"cvt(\.(rn|rz|rm|rp))\.bf16\.f64", cvt_bf16_f64, "F2F.BF16.F64"),
     Rule(r"cvt\.f(32|64)\.bf16", cvt_from_bf16, "the bits shifted up by 16 (exact); F2F.F64.F32 for f64"),
     Rule(r"cvt(\.(rn|rz))?(\.relu)?(\.satfinite)?\.bf16x2\.f32", cvt_bf16x2_f32, "F2FP.BF16.F32.PACK_AB"),
+    Rule(r"cvt(\.(rn|rz|rm|rp|rni|rzi|rmi|rpi))?(\.sat)?\.(bf16\.[us](8|16|32|64)|[us](8|16|32|64)\.bf16)",
+         cvt_bf16_int, "sm_90: the exact f32 then F2I; I2F.BF16"),
+    Rule(r"(ex2|tanh)\.approx(\.ftz)?\.f16(x2)?", mufu_f16, "MUFU.EX2.F16 / MUFU.TANH.F16 (per half, PRMT)"),
     Rule(rf"(add|sub)(\.rn)?(\.ftz)?(\.sat)?{H}", add_f16, "HADD2 (.H0_H0 halves for f16), sub negating b"),
     Rule(rf"mul(\.rn)?(\.ftz)?(\.sat)?{H}", mul_f16, "HMUL2; contracts with an add into HFMA2 without .rn"),
     Rule(rf"fma\.rn(\.ftz)?(\.sat)?(\.relu)?{H}", fma_f16, "HFMA2"),
@@ -735,7 +788,10 @@ HALF_RULES = [
     Rule(rf"(min|max)(\.ftz)?(\.NaN)?(\.xorsign\.abs)?{H}", min_max_f16, "HMNMX2 (PT: min, !PT: max)"),
     Rule(rf"setp\.(eq|ne|lt|le|gt|ge|equ|neu|ltu|leu|gtu|geu|num|nan)(\.(and|or|xor))?(\.ftz)?{H}",
          setp_f16, "HSETP2 (f16x2: both halves, p|q)"),
-    Rule(r"cvt(\.(rn|rz|rm|rp))?(\.relu)?(\.satfinite)?\.f16x2\.f32", cvt_f16x2_f32, "F2FP.F16.F32.PACK_AB"),
+    Rule(r"cvt(\.(rn|rz))?(\.relu)?(\.satfinite)?\.f16x2\.f32", cvt_f16x2_f32,
+         "F2FP.F16.F32.PACK_AB (.SATFINITE, .RELU)"),
+    Rule(r"cvt(\.(rn|rz))(\.relu|\.satfinite|\.relu\.satfinite)\.f16\.f32", cvt_f16_f32_clamped,
+         "F2FP.F16.F32.PACK_AB with RZ high (.SATFINITE, .RELU)"),
     Rule(r"cvt(\.(rn|rz|rm|rp|rni|rzi|rmi|rpi))?(\.ftz)?(\.sat)?"
          r"\.(f16\.[usbf](8|16|32|64)|[usbf](8|16|32|64)\.f16)", cvt_f16,
          "F2FP / HADD2.F32 / F2F; integers through an exact f32"),

@@ -109,6 +109,9 @@ RULES = [
          "ISETP (64-bit: the low words unsigned, the high words with .EX)"),
     Rule(r"setp\.(eq|ne|lt|le|gt|ge|equ|neu|ltu|leu|gtu|geu|num|nan)(\.(and|or|xor))?(\.ftz)?\.f(32|64)",
          one_destination(flt.setp_float), "FSETP / DSETP"),
+    Rule(r"set\.(eq|ne|lt|le|gt|ge|lo|ls|hi|hs|equ|neu|ltu|leu|gtu|geu|num|nan)(\.(and|or|xor|ftz))*"
+         r"\.(u32|s32|f32|f16|f16x2|bf16|bf16x2)\.([usb](16|32|64)|f32|f64|f16|f16x2|bf16|bf16x2)", ctl.set_,
+         "the setp lowering, then SEL of the type's true value per element (ptxas: FSET.BF, HSET2)"),
     Rule(r"bra(\.uni)?", ctl.bra, "BRA; a block ends after it"),
     Rule(r"call(\.uni)?", calls.call, "real calls (recursive, indirect): CALL.REL.NOINC, lower_calls' ABI"),
     Rule(r"ret(\.uni)?", ctl.ret, "EXIT in a kernel, RET.REL.NODEC R20 in a .func"),

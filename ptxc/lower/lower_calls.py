@@ -5,7 +5,10 @@ real calls (`real_call`): a call of a recursive `.func`, of an outlined one (at 
 OUTLINE_MIN_INSTRS long and called from two sites or more: `outlined_functions`),
 and an indirect call through a register.  select_instrs lowers them with the builders here, and
 link_calls appends each called `.func`, lowered once as a subroutine, after the
-kernel's code.  A call of a function only declared here (`.extern`) is still an
+kernel's code.  A call of one of the CUDA driver's system calls declared `.extern
+.func` (SYSTEM_CALLS: `vprintf`, `__assertfail`, `malloc`, `free`) stays a call through the
+driver's ABI instead (`extern_call`; expand_extern_calls writes its sequence once
+registers are assigned).  A call of a function only declared otherwise is still an
 error at the call, `unsupported: calls to .func (...)`, with why_not_inlined's reason.
 
 ptxc's ABI (simpler than ptxas's, docs/passes.md compares them):
@@ -50,6 +53,31 @@ NO_ABI = "ptxc inlines calls and has no call ABI"
 RETURN_ADDRESS = Reg("R", 20, width=2)   # R20:R21, as ptxas: written by the caller, read by RET
 INCOMING = 0x400000                      # offsets of a .func's own parameters before the frame is known
 SUBROUTINE_LABEL = "$ptxc_func$"         # the label of a subroutine's first block: SUBROUTINE_LABEL + name
+EXTERN_LABEL = "$ptxc_extern$"           # a CALL of an `.extern .func`: EXTERN_LABEL + name + "$" + site
+
+
+@dataclass
+class ExternSite:
+    """One call of an `.extern .func` (a driver system call), as select_instrs saw it:
+    the callee, and where its arguments and result wait in the caller's frame (the
+    call's `.param` buffers, [R1+offset], with their sizes), for expand_extern_calls."""
+    name: str
+    args: list            # [(frame offset, bytes)] in order
+    result: tuple | None  # (frame offset, bytes) or None
+
+
+# The `.extern .func`s ptxas resolves as the driver's system calls (measured with ptxas 13.5
+# on PTX declaring each: these compile, any other name is "Unresolved extern function").
+SYSTEM_CALLS = ("vprintf", "__assertfail", "malloc", "free")
+
+
+def is_extern(name: str, functions: dict) -> bool:
+    """`name` is a system call (SYSTEM_CALLS) declared `.extern .func` here, not defined."""
+    return name in SYSTEM_CALLS and is_extern_declaration(functions.get(name))
+
+
+def is_extern_declaration(f) -> bool:
+    return f is not None and not f.defined and not f.entry and f.extern
 
 
 def direct_callees(func: ptx.Function) -> list[str]:
@@ -168,6 +196,8 @@ def real_call(instr: ptx.Instr, functions: dict[str, ptx.Function], recursive: s
     recursive ones, and the outlined ones: kept_calls)."""
     callee = ptx.call_site(instr).callee
     if not isinstance(callee, ptx.Symbol):
+        return True
+    if is_extern(callee.name, functions):
         return True
     f = functions.get(callee.name)
     return f is not None and f.defined and not f.entry and callee.name in recursive
@@ -303,6 +333,9 @@ def call(s, i: ptx.Instr):
     functions = getattr(s.ptx_func, "module_functions", None) or {}
     site = ptx.call_site(i)
     if isinstance(site.callee, ptx.Symbol):
+        if is_extern(site.callee.name, functions):
+            extern_call(s, i, site)
+            return
         f = functions.get(site.callee.name)
         if f is None or not f.defined or f.entry:
             recursive = recursive_functions(functions)
@@ -323,6 +356,29 @@ def call(s, i: ptx.Instr):
         s.emit("BRA", (), [], [Target(join)])
         s.start_block(skip)
     s.start_block(join)
+
+
+def extern_call(s, i: ptx.Instr, site) -> None:
+    """`call (ret), vprintf, (args)`: a CALL.ABS.NOINC placeholder that names the site;
+    the arguments are already in the frame (st_call_param), the result is loaded from
+    there (ld_call_param) after expand_extern_calls stores R4 to it."""
+    by_name = {p.name: p for p in s.ptx_func.call_params}
+
+    def where(buffer):
+        param = by_name.get(buffer.name)
+        kind, offset = s.symbols.get(buffer.name, (None, None))
+        if param is None or kind != "local":
+            raise UnsupportedCall(f"calls to .func ('{site.callee.name}': argument {buffer.name} is not a "
+                                  f"`.param` buffer of the call)")
+        return offset, param.size
+    args = [where(b) for b in site.args]
+    result = where(site.returns[0]) if site.returns else None
+    sites = s.func.__dict__.setdefault("extern_sites", {})
+    label = f"{EXTERN_LABEL}{site.callee.name}${len(sites)}"
+    sites[label] = ExternSite(site.callee.name, args, result)
+    s.emit("CALL", ("ABS", "NOINC"), [], [Target(label)], comment=f"call {site.callee.name} (system call)")
+    s.func.info.calls = True
+    s.start_block(s.new_label("return"))
 
 
 def _call_to(s, name: str) -> None:

@@ -25,6 +25,7 @@ from ..diagnostics import CompileError, Diagnostic
 from ..ptx import ir as ptx
 from .assign_regs import assign_regs
 from .branch_to_exit import branch_to_exit
+from .expand_extern_calls import expand_extern_calls
 from .expand_wide_ops import expand_wide_ops
 from .fold_address_offsets import fold_address_offsets
 from .fold_constants import fold_constants
@@ -96,6 +97,7 @@ PASSES = [
     Pass("spill_regs", spill_regs, required=True),
     Pass("insert_call_frame", insert_call_frame, required=True),   # a subroutine's frame and epilogue
     Pass("assign_regs", assign_regs, required=True),
+    Pass("expand_extern_calls", expand_extern_calls, required=True),   # vprintf & co: the driver's ABI
     Pass("remove_self_moves", remove_self_moves),
     Pass("insert_bssy", insert_bssy, required=True, kernel_only=True,   # subroutines do not reconverge: docs/passes.md
          why="without BSSY/BSYNC a warp that diverged is not whole again at a shuffle, vote or barrier "
@@ -187,7 +189,7 @@ def lower_module(module: ptx.Module, options: Options, failed: dict | None = Non
     its subroutines.  With `failed` (a dict), a kernel whose lowering raises is left out
     and the exception kept there by name instead of raised."""
     from .inline_calls import functions_by_name
-    options = replace(options, module_vars=ModuleVars.of(module.globals), functions=tuple(module.functions))
+    options = replace(options, module_vars=ModuleVars.of(module.globals, module.functions), functions=tuple(module.functions))
     subroutines = Subroutines(functions_by_name(options.functions), options)
     lowered = []
     for ptx_func in module.kernels():

@@ -106,7 +106,9 @@ class ModuleVars:
     - `.global` variables in the module's global window, `.nv.global.init` for those
       with an initializer and `.nv.global` for the others (`global_offsets`), and the
       address of each in constant bank 4 (`address_slots`: name -> offset of 8 bytes),
-      which the driver's loader fills through a relocation.
+      which the driver's loader fills through a relocation;
+    - the system calls declared `.extern .func` (vprintf, ...) through their address in
+      bank 4 as well (`extern_slots`), before the variables' slots as ptxas places them.
 
     Offsets go in placement order (`.visible` variables first, then the others, each
     in declaration order), each at the variable's alignment.  `.extern` variables are
@@ -118,10 +120,16 @@ class ModuleVars:
     const_offsets: dict = field(default_factory=dict)
     global_offsets: dict = field(default_factory=dict)
     address_slots: dict = field(default_factory=dict)
+    extern_slots: dict = field(default_factory=dict)    # `.extern .func` name -> bank-4 offset
 
     @classmethod
-    def of(cls, variables) -> "ModuleVars":
+    def of(cls, variables, functions=()) -> "ModuleVars":
         out = cls()
+        from .lower_calls import is_extern
+        by_name = {f.name: f for f in functions or ()}
+        for f in functions or ():
+            if is_extern(f.name, by_name) and f.name not in out.extern_slots:
+                out.extern_slots[f.name] = ADDRESS_SLOT * len(out.extern_slots)
         for var in variables or ():
             {".shared": out.shared, ".const": out.const}.get(var.state, out.other).append(var)
             out.declared.append(var)
@@ -145,7 +153,7 @@ class ModuleVars:
                 self.const_offsets[var.name] = offset
             else:
                 self.global_offsets[var.name] = offset
-                self.address_slots[var.name] = ADDRESS_SLOT * len(self.address_slots)
+                self.address_slots[var.name] = ADDRESS_SLOT * (len(self.extern_slots) + len(self.address_slots))
 
 
 def placement_order(variables) -> list:
