@@ -5,10 +5,16 @@ global window is identity-mapped), so ptxas drops the conversion: loads and stor
 with the `.E` form take the generic pointer directly.
 
 Expects: CVTA pseudo-instructions from select_instrs (dst defined once).
-Guarantees: no CVTA remains; each use of a CVTA result reads its source instead.
+Guarantees: no CVTA remains; each use of a CVTA result reads its source instead, part
+for part: a 32-bit use of the 64-bit result's low or high register (a `selp.b64` split in
+halves) reads the source's low or high register (or constant-bank word), never the whole
+64-bit source in a 32-bit slot.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
+from ..sass.ir import CBank, Reg
 from .vregs import defs, substitute
 
 
@@ -19,7 +25,9 @@ def fold_cvta(func) -> None:
         kept = []
         for instr in block.instrs:
             if instr.op == "CVTA" and len(definitions.get(instr.dsts[0].key(), [])) == 1:
-                mapping[instr.dsts[0].key()] = instr.srcs[0]
+                dst, src = instr.dsts[0], instr.srcs[0]
+                for part in range(dst.width):        # every register of the value, by its place
+                    mapping[replace(dst, num=dst.num + part).key()] = _part(src, part)
                 continue
             kept.append(instr)
         block.instrs = kept
@@ -29,6 +37,19 @@ def fold_cvta(func) -> None:
     for block in func.blocks:
         for instr in block.instrs:
             instr.srcs = [substitute(op, resolved) for op in instr.srcs]
+
+
+def _part(src, part: int):
+    """The `part`-th 32-bit register of a value: the source itself for part 0 (a use of
+    the whole value keeps its width, vregs.substitute), else the register or bank word
+    `part` places above."""
+    if part == 0:
+        return src
+    if isinstance(src, Reg):
+        return replace(src, num=src.num + part, width=1)
+    if isinstance(src, CBank) and src.index is None:
+        return replace(src, offset=src.offset + 4 * part)
+    raise NotImplementedError(f"fold_cvta: a part of the CVTA source {src!r}")
 
 
 def _resolved(mapping: dict) -> dict:

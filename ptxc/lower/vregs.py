@@ -55,7 +55,10 @@ def substitute(operand, mapping: dict):
     if isinstance(operand, Reg) and operand.key() in mapping:
         new = mapping[operand.key()]
         if isinstance(new, Reg):
-            return replace(new, neg=operand.neg ^ new.neg, abs=operand.abs or new.abs, inv=operand.inv ^ new.inv)
+            # the use's width: a 32-bit read of a 64-bit value's low register reads the
+            # new value's low register, not the whole pair
+            return replace(new, width=operand.width, neg=operand.neg ^ new.neg, abs=operand.abs or new.abs,
+                           inv=operand.inv ^ new.inv)
         return new
     if isinstance(operand, Mem) and operand.base is not None and operand.base.key() in mapping:
         new = mapping[operand.base.key()]
