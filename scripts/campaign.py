@@ -326,11 +326,11 @@ def check_batch(job: tuple) -> dict:
             if isinstance(a, dict) and isinstance(b, dict) and not same(a, b):
                 differ.append(k)
         if differ:
-            classify(differ, renamed, ours, source, cu, work, arch, launches, find)
+            classify(differ, renamed, ours, ref, source, cu, work, arch, launches, find)
     return {"kernels": count, "findings": findings}
 
 
-def classify(differ, renamed, ours, source, cu, work, arch, launches, find) -> None:
+def classify(differ, renamed, ours, refs, source, cu, work, arch, launches, find) -> None:
     """Why ptxc's buffers differ from nvcc's (see the module docstring)."""
     nofma = work / "nofma.cubin"
     nofma_run = run_all(nofma.read_bytes(), launches, source, str(cu), False) \
@@ -345,16 +345,19 @@ def classify(differ, renamed, ours, source, cu, work, arch, launches, find) -> N
             via_run = run_all(via.read_bytes(), launches, source, str(cu), False)
     for k in differ:
         mine = ours[k]
+        name = next(b for b in sorted(mine) if mine[b].tobytes() != refs[k][b].tobytes())
+        at = int(next(iter((mine[name] != refs[k][name]).nonzero()[0])))
+        where = f"{name}[{at}] = {int(mine[name][at]):#x}, nvcc {int(refs[k][name][at]):#x}"
         nofma_k, via_k = nofma_run.get(k), via_run.get(k)
         bad = sorted(name for name in mine if mine[name].tobytes() != (via_k or {}).get(name, mine[name]).tobytes())
         if isinstance(nofma_k, dict) and same(mine, nofma_k):
-            find("results", "fma contraction (legit)", k, "nvcc -fmad=false gives ptxc's values")
+            find("results", "fma contraction (legit)", k, f"nvcc -fmad=false gives ptxc's values ({where})")
         elif isinstance(via_k, dict) and same(mine, via_k):
-            find("results", "frontend (ptxc's PTX)", k, "ptxas's cubin of ptxc's PTX gives ptxc's values")
+            find("results", "frontend (ptxc's PTX)", k, f"ptxas's cubin of ptxc's PTX gives ptxc's values ({where})")
         elif isinstance(via_k, dict):
-            find("results", "backend (lowering)", k, f"ptxas's cubin of ptxc's PTX differs from ptxc's: {bad}")
+            find("results", "backend (lowering)", k, f"ptxas's cubin of ptxc's PTX differs from ptxc's: {bad} ({where})")
         else:
-            find("results", "unclassified", k, "no ptxas cubin of ptxc's PTX to compare")
+            find("results", "unclassified", k, f"no ptxas cubin of ptxc's PTX to compare ({where})")
 
 
 def ptxc_ptx(source: str, arch: str) -> str | None:
