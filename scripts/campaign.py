@@ -387,6 +387,34 @@ def summarize(findings: list, kernels: int, arch: str, seconds: float, examples:
     return "\n".join(lines)
 
 
+def unknown_words(findings: list, arch: str) -> str:
+    """The UNKNOWN words of nvcc's cubins, as nvdisasm prints them, by mnemonic: what the
+    tables lack."""
+    import importlib.util
+    words = collections.defaultdict(set)
+    for check, cause, k, _style, detail in findings:
+        m = re.search(r"UNKNOWN 0x([0-9a-f]+)", detail)
+        if check == "dump" and m:
+            words[int(m.group(1), 16)].add(k)
+    if not words:
+        return "UNKNOWN words in nvcc's cubins: none"
+    spec = importlib.util.spec_from_file_location("learn_sm89_table", ROOT / "scripts" / "learn_sm89_table.py")
+    learn = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = learn
+    spec.loader.exec_module(learn)
+    order = sorted(words)
+    texts = learn.nvdisasm_batch(order, arch)
+    by = collections.defaultdict(lambda: [0, None])
+    for w, t in zip(order, texts):
+        name = (t or "?").split(" ")[0] if not (t or "").startswith("@") else (t or "?").split(" ")[1]
+        by[name][0] += len(words[w])
+        by[name][1] = by[name][1] or t
+    lines = [f"UNKNOWN words in nvcc's cubins, by what nvdisasm prints ({len(words)} distinct words):"]
+    lines += [f"  {name}: {n} kernel(s), e.g. {example}" for name, (n, example) in
+              sorted(by.items(), key=lambda kv: -kv[1][0])]
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kernels", type=int, default=500)
@@ -426,6 +454,7 @@ def main(argv=None) -> int:
     findings = [tuple(f) for r in records for f in r["findings"]]
     kernels = sum(r["kernels"] for r in records)
     print(summarize(findings, kernels, args.arch, time.time() - start))
+    print(unknown_words(findings, args.arch))
     for check, cause, k, style, detail in findings:
         n = int(k[1:]) if k[1:].isdigit() else None
         if n is not None:
