@@ -141,14 +141,15 @@ def illegal_samples(arch: str, per_form: int = 3):
     return out
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize("arch", ARCHS)
-@NEEDS_RELEARN
 def test_the_encoder_refuses_unconfirmed_combinations(arch):
     tbl = table.load(arch)
     samples = illegal_samples(arch)
     assert samples, f"{arch}: no form records an illegal combination (the learner's step 7 did not run?)"
     rng = random.Random(7)
     refused = 0
+    others = []
     for form, values, flags in samples:
         base = table.random_instr(form, rng, 0, CTRL)
         mods = []
@@ -169,14 +170,20 @@ def test_the_encoder_refuses_unconfirmed_combinations(arch):
                 assert "nvdisasm" in str(e) or "no " in str(e), str(e)
                 refused += 1
                 continue
-            # another form took it (the same text is another encoding): that one must decode back
-            assert table.match_form(tbl, instr)[0] is not form, f"{form.name} encoded {instr.name}"
+            # the same text has another encoding (another form, or other values of this
+            # form's fields printing the same tokens): nvdisasm must print it as ptxc does
             assert encode.encode(decode.decode(raw, 0, tbl), 0, tbl) == raw
+            others.append(instr)
     assert refused
+    if others:
+        check_prints_as_nvdisasm(others[:400], arch)
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("arch", ["sm_89", pytest.param("sm_90", marks=NEEDS_RELEARN)])
+@pytest.mark.parametrize("arch", ["sm_89", pytest.param("sm_90", marks=pytest.mark.xfail(strict=True, reason=(
+    "the learner's step 7 combines modifier values and operand flags, not named operand parts: sm_90's "
+    "HFMA2 R,R,R,H,H #2 reads 0x000fe400002040000000000000000431 (F32 with selector value 4) as HFMA2.F32 "
+    "R0, R0, R0, 0, 0, which nvdisasm refuses")))])
 def test_illegal_words_are_not_read_as_their_form(arch):
     """A word holding an illegal combination: nvdisasm refuses it or prints something
     else, and ptxc's decoder does not read it as that form (UNKNOWN, or another form that
@@ -197,48 +204,70 @@ def test_illegal_words_are_not_read_as_their_form(arch):
         instr = decode.decode(w.to_bytes(16, "little"), 16 * n, tbl)
         if instr.op == "UNKNOWN":
             continue
-        found = table.match_form(tbl, instr)
-        assert found is not None and found[0] is not form, f"{form.name}: {w:#034x} read as {instr.name}"
-        assert printer.format_instr(instr, 16 * n, tbl) == text, f"{w:#034x}"
-
-
-@pytest.mark.parametrize("arch", ["sm_89"])
-@NEEDS_RELEARN
-def test_i2f_u32_rp_from_a_constant_is_refused(arch):
-    """ptxc's lowering once wrote `I2F.U32.RP R10, c[0x0][0x1a4]`, which nvdisasm rejects
-    on sm_89 ("Unrecognized operation for functional unit 'uC'"); the emulator ran it.
-    The encoder must refuse it, naming the combination."""
-    instr = Instr("I2F", ("U32", "RP"), [Reg("R", 10)], [CBank(0, 0x1A4)], ctrl=CTRL)
-    with pytest.raises(EncodeError, match="nvdisasm|no sm_89 form"):
-        encode.encode(instr, 0, table.load(arch))
-    ok = Instr("I2F", ("U32", "RP"), [Reg("R", 10)], [Reg("R", 4)], ctrl=CTRL)
-    encode.encode(ok, 0, table.load(arch))   # from a register it exists
+        # read as something: then nvdisasm reads it too, as the same text (another form,
+        # or this form's other field values that print the same tokens)
+        assert printer.format_instr(instr, 16 * n, tbl) == text, f"{form.name}: {w:#034x} read as {instr.name}"
 
 
 @pytest.mark.oracle
-def test_instructions_ptxc_emits_for_sm90_print_as_nvdisasm():
-    """Every testsuite file ptxc compiles for sm_90: each instruction, encoded, is printed
-    by nvdisasm -b SM90 as ptxc prints it (one nvdisasm run per kernel: branch targets
-    are relative to its start).  tests/test_dump.py does the same for sm_89."""
-    from ptxc.diagnostics import CompileError
-    from ptxc.driver import load_module, lower_module
-    from ptxc.lower.pipeline import Options
-    tbl = table.load("sm_90")
+@pytest.mark.parametrize("arch", ["sm_89"])
+def test_i2f_u32_rp_from_a_constant_is_a_word_nvdisasm_reads(arch):
+    """ptxc's lowering once wrote `I2F.U32.RP R10, c[0x0][0x1a4]` as a word nvdisasm
+    rejects on sm_89 ("Unrecognized operation for functional unit 'uC'"); the emulator
+    ran it.  The relearned table's I2F R,C forms were each learned from a word nvdisasm
+    printed (I2F.U32.RP R0, c[0x0][0x170] among them), so every rounding and type of it
+    the encoder writes now prints as ptxc prints it."""
+    instrs = [Instr("I2F", mods, [Reg("R", 10)], [src], ctrl=CTRL)
+              for mods in (("U32", "RP"), ("U32",), ("RP",), ("U32", "RM"), ("U32", "RZ"))
+              for src in (CBank(0, 0x1A4), Reg("R", 4))]
+    check_prints_as_nvdisasm(instrs, arch)
+
+
+def ptxc_kernels(arch: str) -> list:
+    """ptxc's lowered kernels (with their encoded text and addresses) of every testsuite
+    file (all folders but errors/) it compiles for `arch`."""
+    import ptxc
     kernels = []
-    for cu in SOURCES:
-        try:
-            kernels += lower_module(load_module(str(cu), cu.read_text()), Options(arch="sm_90", filename=str(cu)))
-        except (CompileError, NotImplementedError):
-            continue  # the frontend or lowering does not take this file yet (not this test's subject)
-    assert kernels
-    bad = []
-    for k in kernels:
-        texts = nvdisasm([int.from_bytes(k.text[addr:addr + 16], "little") for addr, _ in k.addrs], "sm_90")
-        for (addr, instr), text in zip(k.addrs, texts):
-            ours = printer.format_instr(instr, addr, tbl)
-            if text != ours:
-                bad.append(f"{addr:#x} {k.text[addr:addr + 16].hex()}: nvdisasm {text!r}, ptxc {ours!r}")
-    assert not bad, "\n".join(bad[:20])
+    for path in sorted((ROOT / "testsuite").rglob("*")):
+        if path.suffix not in (".cu", ".ptx") or "errors" in path.parts:
+            continue
+        res = ptxc.compile(path, arch=arch, emit="cubin", check=False)
+        if res.ok:      # a diagnostic is not this test's subject
+            kernels += res._lowered
+    return kernels
+
+
+def shifted(instr: Instr, by: int) -> Instr:
+    """`instr` with its branch targets moved `by` bytes (placed `by` further on)."""
+    from ptxc.sass.ir import Target
+    ops = [dataclasses.replace(o, addr=o.addr + by) if isinstance(o, Target) and o.addr is not None else o
+           for o in instr.operands]
+    n = len(instr.dsts)
+    return dataclasses.replace(instr, dsts=ops[:n], srcs=ops[n:])
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("arch", ARCHS)
+def test_every_word_ptxc_writes_for_the_testsuite_is_read_by_nvdisasm(arch):
+    """Issue 16's "only verified words leave ptxc": every instruction of every kernel ptxc
+    compiles from testsuite/ (every folder), as encoded in its cubin, is accepted by
+    nvdisasm and printed as ptxc prints it.  All kernels go to nvdisasm in one raw file,
+    one after another; a branch target is printed absolute, so ptxc prints each
+    instruction at its place in that file.  The random campaign (scripts/campaign.py,
+    docs/campaign.md) does the same on thousands of generated kernels."""
+    tbl = table.load(arch)
+    words, expected, where = [], [], []
+    for k in ptxc_kernels(arch):
+        base = 16 * len(words)
+        for addr, instr in k.addrs:
+            words.append(int.from_bytes(k.text[addr:addr + 16], "little"))
+            expected.append(printer.format_instr(shifted(instr, base), base + addr, tbl))
+            where.append(f"{k.name}+{addr:#x}")
+    assert len(words) > 1000, f"{arch}: only {len(words)} instructions compiled"
+    texts = nvdisasm(words, arch)
+    bad = [f"{w} {word:#034x}: nvdisasm {text!r}, ptxc {ours!r}"
+           for w, word, text, ours in zip(where, words, texts, expected) if text != ours]
+    assert not bad, f"{len(bad)} of {len(words)} words:\n" + "\n".join(bad[:20])
 
 
 def printing_fact_samples(arch: str, per_form: int = 6) -> list[Instr]:
