@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ..diagnostics import CompileError, Diagnostic
+from ..sass.target import TARGETS
 
 
 def _read(path: str) -> str:
@@ -47,7 +48,7 @@ def _print_error(exc) -> None:
 
 
 # ---- cubins ------------------------------------------------------------------------------
-EMULATED_ARCHS = ("sm_89", "sm_90")     # what ptxc.emu.device.Device loads
+EMULATED_ARCHS = tuple(TARGETS)     # what ptxc.emu.device.Device loads: every target record
 
 
 def nvcc_cubin(path: str, arch: str = "sm_89", flags: list[str] = ()) -> bytes:
@@ -169,7 +170,7 @@ def _device_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=60.0, metavar="S",
                    help="with --device: seconds a kernel may run (the GPU has no watchdog; default 60)")
     p.add_argument("-arch", default=None,
-                   help="target: sm_89 (default) or sm_90 on the emulator; with --device, default the GPU's own (sm_90 on an H200)")
+                   help=f"target: {', '.join(TARGETS)} (default sm_89) on the emulator; with --device, default the GPU's own (sm_90 on an H200)")
 
 
 def _pp_options(args):
@@ -207,7 +208,7 @@ def _gpu_timeout(err) -> None:
 # ---- ptxc run ------------------------------------------------------------------------------
 def _run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptxc run", description="Run a CUDA program (host main() and its kernels) "
-                                "on the emulated GPU (sm_89 or sm_90), or with --device on the real one.")
+                                f"on the emulated GPU ({', '.join(TARGETS)}), or with --device on the real one.")
     p.add_argument("input", help="a .cu file with main()")
     p.add_argument("program_args", nargs="*", metavar="-- ARGS",
                    help="after --: the program's arguments (main's argv[1:])")
@@ -249,7 +250,7 @@ def _run(args) -> int:
         return _run_device(args)
     args.arch = args.arch or "sm_89"
     if args.arch not in EMULATED_ARCHS:
-        raise CompileError(Diagnostic(f"-arch={args.arch}: the emulator runs {' and '.join(EMULATED_ARCHS)} cubins"))
+        raise CompileError(Diagnostic(f"-arch={args.arch}: the emulator runs {', '.join(EMULATED_ARCHS)} cubins"))
     if args.max_steps is not None and args.max_steps < 1:
         raise CompileError(Diagnostic("--max-steps must be at least 1"))
     path = args.input
@@ -406,7 +407,7 @@ def _check(args) -> int:
         return _check_device(args)
     arch = args.arch or "sm_89"
     if arch not in EMULATED_ARCHS:
-        raise CompileError(Diagnostic(f"-arch={arch}: the emulator runs {' and '.join(EMULATED_ARCHS)} cubins"))
+        raise CompileError(Diagnostic(f"-arch={arch}: the emulator runs {', '.join(EMULATED_ARCHS)} cubins"))
     path = args.input
     source = _read(path)
     launches = parse_file(source, path)
