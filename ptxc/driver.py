@@ -12,10 +12,10 @@ from pathlib import Path
 from . import __version__
 from .diagnostics import CompileError, Diagnostic
 from .ptx import ir as ptx
-from .sass.target import TARGETS
+from .sass.target import TARGETS, with_table
 
 ARCHS = tuple(TARGETS)               # targets the PTX path accepts (ptxc.sass.target)
-SASS_ARCHS = tuple(TARGETS)          # targets with an instruction table and backend: every record
+SASS_ARCHS = with_table()            # targets with an instruction table and backend
 INSTR_BYTES = 16
 
 

@@ -116,7 +116,18 @@ def _record(name: str, family: str, **facts) -> Target:
     return Target(name=name, sm=sm, family=family, **{**files, **facts})
 
 
+# Ampere's sm_80 / sm_86 and Ada's sm_89 share the bank-0 layout, the parameter base and
+# ptxas's cubin layout; sm_8x cubins of ptxas 13.5 carry an NVAL record 0x35 in every
+# .nv.info.<k> that sm_89's do not (cuobjdump: "unknown Attribute").
 TARGETS: dict[str, Target] = {t.name: t for t in (
+    _record("sm_80", "Ampere", param_base=0x160, descriptor=0x118, double_pool=True,
+            kernel_nval_attrs=(0x35,), max_shared_per_block=163 * KIB, shared_per_sm=164 * KIB,
+            threads_per_sm=2048, blocks_per_sm=32,
+            product=Product(108, 40 * GIB, 40 * 1024 * KIB, 5120)),
+    _record("sm_86", "Ampere", param_base=0x160, descriptor=0x118, double_pool=True,
+            kernel_nval_attrs=(0x35,), max_shared_per_block=99 * KIB, shared_per_sm=100 * KIB,
+            threads_per_sm=1536, blocks_per_sm=16,
+            product=Product(82, 24 * GIB, 6 * 1024 * KIB, 384)),
     _record("sm_89", "Ada", param_base=0x160, descriptor=0x118, double_pool=True,
             max_shared_per_block=99 * KIB, shared_per_sm=100 * KIB, threads_per_sm=1536, blocks_per_sm=24,
             product=Product(128, 24 * GIB, 72 * 1024 * KIB, 384)),
@@ -140,6 +151,14 @@ def target(name: str) -> Target:
     if found is None:
         raise UnknownTarget(f"unsupported architecture {name!r} ({', '.join(TARGETS)})")
     return found
+
+
+def with_table() -> tuple[str, ...]:
+    """The targets whose instruction table has been learned (ptxc/sass/<table_file>):
+    a record comes first, its table-learning run after (docs/pipeline.md)."""
+    from pathlib import Path
+    here = Path(__file__).parent
+    return tuple(name for name, t in TARGETS.items() if (here / t.table_file).exists())
 
 
 def by_sm(sm: int) -> Target | None:
