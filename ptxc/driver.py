@@ -12,10 +12,10 @@ from pathlib import Path
 from . import __version__
 from .diagnostics import CompileError, Diagnostic
 from .ptx import ir as ptx
-from .sass.target import TARGETS, with_table
+from .sass.target import TARGETS, with_backend
 
 ARCHS = tuple(TARGETS)               # targets the PTX path accepts (ptxc.sass.target)
-SASS_ARCHS = with_table()            # targets with an instruction table and backend
+SASS_ARCHS = with_backend()          # targets with an instruction table, latencies and math sequences
 INSTR_BYTES = 16
 
 

@@ -27,7 +27,7 @@ import ptxc  # noqa: E402
 from ptxc import oracle  # noqa: E402
 from ptxc.cubin.reader import read_cubin  # noqa: E402
 from ptxc.sass.printer import format_cubin  # noqa: E402
-from ptxc.sass.target import with_table  # noqa: E402
+from ptxc.sass.target import with_backend  # noqa: E402
 
 
 def sources(n_random: int):
@@ -43,8 +43,8 @@ def sources(n_random: int):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--random", type=int, default=20)
-    ap.add_argument("--arch", default=",".join(with_table()),
-                    help="comma-separated targets (default: every target record with an instruction table)")
+    ap.add_argument("--arch", default=",".join(with_backend()),
+                    help="comma-separated targets (default: every target ptxc compiles for)")
     args = ap.parse_args()
     cuobjdump = oracle.require("cuobjdump")
     status = 0

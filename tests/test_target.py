@@ -24,7 +24,7 @@ import pytest
 from ptxc import oracle
 from ptxc.cubin.reader import read_cubin
 from ptxc.cubin.writer import write_cubin
-from ptxc.sass.target import TARGETS, UnknownTarget, target, with_table
+from ptxc.sass.target import TARGETS, UnknownTarget, target, with_backend, with_table
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTSUITE = ROOT / "testsuite"
@@ -77,6 +77,8 @@ def test_record_matches_nvcc(nvcc_cubins, arch):
     assert f"ULDC.64 UR4, c[0x0][{record.descriptor:#x}]" in sass
     assert re.search(rf"(MOV|LDC) R1, c\[0x0\]\[{record.bank0.stack_base:#x}\]", sass)
     assert ("desc[UR4]" in sass) == record.prints_descriptor
+    pooled = read_cubin(nvcc_cubins("collatz", arch).read_bytes())   # doubles from the kernel's bank 2?
+    assert any(k.constant_pool for k in pooled.kernels) == record.double_pool
 
 
 @pytest.mark.oracle
@@ -89,3 +91,49 @@ def test_nvcc_cubin_rewritten_byte_for_byte(nvcc_cubins, arch, stem):
     ours = write_cubin(cubin.kernels, arch=cubin.arch, variables=cubin.variables,
                        virtual_arch=cubin.virtual_arch, **cubin.tool_strings())
     assert ours == theirs
+
+
+WITH_BACKEND = list(with_backend())   # a table, a latency table and math sequences learned
+DUMP_SAMPLE = ["vadd", "saxpy", "reduce_shared", "isa_control", "fe_math_float"]
+CHECK_SAMPLE = ["saxpy", "reduce_shared", "control_flow"]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("arch", WITH_TABLE)
+@pytest.mark.parametrize("stem", DUMP_SAMPLE)
+def test_dump_of_nvcc_cubin_equals_cuobjdump(nvcc_cubins, arch, stem):
+    path = nvcc_cubins(stem, arch)
+    proc = subprocess.run([sys.executable, "-m", "ptxc", "dump", str(path)], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == oracle.cuobjdump_sass(path).splitlines()
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("arch", WITH_BACKEND)
+def test_vadd_cubin_and_sass(nvcc_cubins, arch, tmp_path):
+    """`ptxc x.cu -arch=sm_NN -o x.cubin` and `--emit=sass`: the cubin is the target's, and
+    where ptxas writes sm_89's instructions for vadd (sm_86) ptxc's words, control codes
+    included, are nvcc's."""
+    out = tmp_path / "vadd.cubin"
+    proc = subprocess.run([sys.executable, "-m", "ptxc", str(TESTSUITE / "vadd.cu"), f"-arch={arch}", "-o", str(out)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert read_cubin(out.read_bytes()).header.flags == target(arch).e_flags
+    listing = subprocess.run([sys.executable, "-m", "ptxc", str(TESTSUITE / "vadd.cu"), f"-arch={arch}", "--emit=sass"],
+                             capture_output=True, text=True, cwd=ROOT)
+    assert listing.returncode == 0 and f"code for {arch}" in listing.stdout
+    ours = oracle.cuobjdump_sass(out)
+    theirs = oracle.cuobjdump_sass(nvcc_cubins("vadd", arch))
+    if theirs.replace(arch, "sm_89").replace(f"SM{target(arch).sm}", "SM89") == \
+            oracle.cuobjdump_sass(nvcc_cubins("vadd", "sm_89")):
+        assert ours.splitlines() == theirs.splitlines()
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("arch", WITH_BACKEND)
+@pytest.mark.parametrize("stem", CHECK_SAMPLE)
+def test_check_on_emulator(arch, stem):
+    """`ptxc check -arch=sm_NN`: ptxc's cubin and nvcc's give the same buffers on the emulator."""
+    proc = subprocess.run([sys.executable, "-m", "ptxc", "check", str(TESTSUITE / f"{stem}.cu"), f"-arch={arch}"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

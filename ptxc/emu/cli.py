@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ..diagnostics import CompileError, Diagnostic
-from ..sass.target import TARGETS, with_table
+from ..sass.target import TARGETS, with_backend
 
 
 def _read(path: str) -> str:
@@ -48,7 +48,7 @@ def _print_error(exc) -> None:
 
 
 # ---- cubins ------------------------------------------------------------------------------
-EMULATED_ARCHS = with_table()     # what ptxc.emu.device.Device loads: every target with a table
+EMULATED_ARCHS = with_backend()     # targets ptxc compiles for, whose cubins the emulator runs
 
 
 def nvcc_cubin(path: str, arch: str = "sm_89", flags: list[str] = ()) -> bytes:

@@ -161,6 +161,16 @@ def with_table() -> tuple[str, ...]:
     return tuple(name for name, t in TARGETS.items() if (here / t.table_file).exists())
 
 
+def with_backend() -> tuple[str, ...]:
+    """The targets ptxc compiles to SASS for (and `ptxc run`/`check` emulate): their
+    instruction table, latency table (ptxc/sass/) and math sequences (ptxc/lower/) exist."""
+    from pathlib import Path
+    here = Path(__file__).parent
+    return tuple(name for name in with_table()
+                 if (here / TARGETS[name].latency_file).exists()
+                 and (here.parent / "lower" / TARGETS[name].mathlib_file).exists())
+
+
 def by_sm(sm: int) -> Target | None:
     """The record whose SM number is `sm` (a cubin's e_flags), None if there is none."""
     return next((t for t in TARGETS.values() if t.sm == sm), None)
