@@ -12,9 +12,10 @@ from pathlib import Path
 from . import __version__
 from .diagnostics import CompileError, Diagnostic
 from .ptx import ir as ptx
+from .sass.target import TARGETS, with_backend
 
-ARCHS = ("sm_89", "sm_90")          # targets the PTX path accepts
-SASS_ARCHS = ("sm_89", "sm_90")             # targets with an instruction table and backend
+ARCHS = tuple(TARGETS)               # targets the PTX path accepts (ptxc.sass.target)
+SASS_ARCHS = with_backend()          # targets with an instruction table, latencies and math sequences
 INSTR_BYTES = 16
 
 

@@ -217,10 +217,11 @@ def run_all(cubin: bytes, launches: list, source: str, filename: str, hazards: b
     """{kernel: {buffer: array} | problem string}: each launch on its own (one kernel's
     failure is that kernel's), the cubin loaded and the source's signatures read once."""
     from functools import lru_cache
-    from ptxc.emu import specrun
+    from ptxc import launch as specrun
+    from ptxc.launch import bind
     from ptxc.emu.device import Device
-    if not hasattr(specrun.kernel_signatures, "cache_info"):      # read the batch's signatures once
-        specrun.kernel_signatures = lru_cache(maxsize=4)(specrun.kernel_signatures)
+    if not hasattr(bind.kernel_signatures, "cache_info"):      # read the batch's signatures once
+        bind.kernel_signatures = lru_cache(maxsize=4)(bind.kernel_signatures)
     device = Device()
     try:
         module = device.load(cubin, "x.cubin")
@@ -266,7 +267,7 @@ def check_batch(job: tuple) -> dict:
     """One .cu file of kernels [first, first+count): {'kernels', 'findings': [(check, cause,
     kernel, detail)], 'sources': {kernel: source}}."""
     first, count, seed, styles, arch = job
-    from ptxc.emu.launch_spec import parse_file
+    from ptxc.launch.spec import parse_file
     kernels = {f"k{n}": kernel_source(n, seed, styles) for n in range(first, first + count)}
     renamed = {k: rename(src, int(k[1:])) for k, (_, src) in kernels.items()}
     findings = []

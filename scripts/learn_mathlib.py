@@ -45,15 +45,15 @@ from ptxc.sass.encode import encode  # noqa: E402
 from ptxc.sass.ir import CBank, Mem, Reg, Target  # noqa: E402
 from ptxc.sass.printer import format_instr  # noqa: E402
 from ptxc.sass.table import load  # noqa: E402
+from ptxc.sass.target import TARGETS, target  # noqa: E402
 
 ARCH = "sm_89"                     # --arch changes it
 
 
 def out_path(arch: str) -> Path:
-    return ROOT / "ptxc" / "lower" / f"mathlib_{arch.replace('_', '')}.json"
+    return ROOT / "ptxc" / "lower" / target(arch).mathlib_file
 
 
-PARAM_BASE = {"sm_89": 0x160, "sm_90": 0x210}
 
 # operation -> (destination type, source types)
 F32_1, F32_2 = ("f32", ("f32",)), ("f32", ("f32", "f32"))
@@ -127,7 +127,8 @@ def compile_words(source: str, work: Path) -> list[tuple[int, bytes]]:
 
 
 def _reads_param(instr) -> bool:
-    window = range(PARAM_BASE[ARCH], PARAM_BASE[ARCH] + 0x10)
+    base = target(ARCH).param_base
+    window = range(base, base + 0x10)
     return any(isinstance(op, CBank) and op.bank == 0 and op.offset in window for op in instr.srcs)
 
 
@@ -199,7 +200,7 @@ def extract(op: str, words: list[tuple[int, bytes]]) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", help="print one operation's sequence and exit")
-    parser.add_argument("--arch", default="sm_89", choices=tuple(PARAM_BASE))
+    parser.add_argument("--arch", default="sm_89", choices=tuple(TARGETS))
     args = parser.parse_args()
     global ARCH
     ARCH = args.arch

@@ -37,9 +37,10 @@ docs/instruction-table.md.
 sm_90 (`--arch sm_90`, ptxc/sass/sm_90.json) is learned the same way from `ptxas
 -arch=sm_90`, `nvcc -arch=sm_90` and `nvdisasm -b SM90`; the one difference in syntax is
 that sm_90 prints the memory descriptor of global accesses (`desc[UR4][R2.64]`), which
-is then learned as a printed field of the address like any other.
+is then learned as a printed field of the address like any other.  sm_80 and sm_86
+(Ampere, whose ISA Ada's extends) are learned the same way (`--arch sm_80`, `--arch sm_86`).
 
-Usage: python scripts/learn_sm89_table.py [--arch sm_89|sm_90] [-o ptxc/sass/<arch>.json] [-v] [--no-verify]
+Usage: python scripts/learn_sm89_table.py [--arch sm_80|sm_86|sm_89|sm_90] [-o ptxc/sass/<arch>.json] [-v] [--no-verify]
        [--only REGEX]
 """
 from __future__ import annotations
@@ -65,7 +66,7 @@ import ptx_probes  # noqa: E402
 from ptxc import oracle  # noqa: E402
 from ptxc.sass.table import Field, TableError  # noqa: E402
 
-ARCHS = ("sm_89", "sm_90")
+ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90")   # Ampere (sm_80, sm_86), Ada, Hopper
 ARCH = "sm_89"                       # set_arch() changes these three
 NVDISASM_ARCH = "SM89"
 OUT = ROOT / "ptxc" / "sass" / "sm_89.json"

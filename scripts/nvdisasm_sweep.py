@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Does NVIDIA's disassembler read every word ptxc writes?  Compile every file under
 testsuite/ (top level and subfolders) and N random kernels of each scripts/fuzz_kernels.py
-style with ptxc for sm_89 and sm_90, run `cuobjdump -sass` (nvdisasm inside) on each cubin,
+style with ptxc for every target that has an instruction table (sm_80, sm_86, sm_89, sm_90), run `cuobjdump -sass` (nvdisasm inside) on each cubin,
 and compare its text with `ptxc dump`'s (ptxc.sass.printer.format_cubin).  The emulator
 cannot judge an encoding (it decodes with ptxc's own table); nvdisasm can.
 
-    python scripts/nvdisasm_sweep.py [--random N] [--arch sm_89,sm_90]
+    python scripts/nvdisasm_sweep.py [--random N] [--arch sm_80,sm_86,sm_89,sm_90]
 
 Prints, per arch: cubins written, cubins cuobjdump refused, cubins whose text differs
 (first differing line shown), and files ptxc refused (not counted: a diagnostic).
@@ -27,6 +27,7 @@ import ptxc  # noqa: E402
 from ptxc import oracle  # noqa: E402
 from ptxc.cubin.reader import read_cubin  # noqa: E402
 from ptxc.sass.printer import format_cubin  # noqa: E402
+from ptxc.sass.target import with_backend  # noqa: E402
 
 
 def sources(n_random: int):
@@ -42,7 +43,8 @@ def sources(n_random: int):
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--random", type=int, default=20)
-    ap.add_argument("--arch", default="sm_89,sm_90")
+    ap.add_argument("--arch", default=",".join(with_backend()),
+                    help="comma-separated targets (default: every target ptxc compiles for)")
     args = ap.parse_args()
     cuobjdump = oracle.require("cuobjdump")
     status = 0

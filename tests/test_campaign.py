@@ -33,7 +33,7 @@ def test_batched_kernels_have_their_own_names():
     c = campaign()
     styles = list(c.STYLES)
     text = "".join(c.rename(c.kernel_source(n, 0, styles)[1], n) for n in range(len(styles)))
-    from ptxc.emu.launch_spec import parse_file
+    from ptxc.launch.spec import parse_file
     launches = parse_file(text, "batch.cu")
     assert [l.kernel for l in launches] == [f"k{n}" for n in range(len(styles))]
     names = [item.name for l in launches for item in l.items]

@@ -161,10 +161,10 @@ def expected_argv(n: int, period_text: str, step: float, label: str) -> str:
 
 
 def expected_managed_props(arch: str) -> str:
-    from ptxc.emu.device import ARCHS
+    from ptxc.sass.target import target
     cc = {"sm_89": (8, 9), "sm_90": (9, 0)}[arch]
     per_sm = {"sm_89": (1536, 24, 100 * 1024), "sm_90": (2048, 32, 228 * 1024)}[arch]
-    optin = ARCHS[arch].max_shared
+    optin = target(arch).max_shared_per_block
     v = (np.arange(1000) - 500) * 3 + 1
     return (f"devices 1, device 0: compute capability {cc[0]}.{cc[1]}\n"
             "warp 32 (32), threads/block 1024 (1024), block dims 1024 1024 64 (64), grid 2147483647 65535 65535\n"

@@ -55,7 +55,7 @@ def _check(args) -> int:
         return _check_device(args)
     arch = args.arch or "sm_89"
     if arch not in EMULATED_ARCHS:
-        raise CompileError(Diagnostic(f"-arch={arch}: the emulator runs {' and '.join(EMULATED_ARCHS)} cubins"))
+        raise CompileError(Diagnostic(f"-arch={arch}: the emulator runs {', '.join(EMULATED_ARCHS)} cubins"))
     path = args.input
     source = _read(path)
     launches = parse_file(source, path)

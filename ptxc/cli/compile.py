@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..diagnostics import CompileError, Diagnostic
+from ..sass.target import TARGETS
 
 EMITS = ("ptx", "sass", "cubin")
 
@@ -26,7 +27,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--emit", choices=EMITS, help="what to write: ptx, sass (text) or cubin (default)")
     p.add_argument("-ptx", action="store_const", const="ptx", dest="emit_flag", help="same as --emit=ptx")
     p.add_argument("-cubin", action="store_const", const="cubin", dest="emit_flag", help="same as --emit=cubin")
-    p.add_argument("-arch", "--gpu-architecture", dest="arch", default="sm_89", help="sm_89 (default) or sm_90")
+    p.add_argument("-arch", "--gpu-architecture", dest="arch", default="sm_89",
+                   help=f"{', '.join(TARGETS)} (default sm_89)")
     p.add_argument("--ptx-version", default="9.5", help="the .version written in PTX output (default 9.5)")
     p.add_argument("--keep", action="store_true", help="also write every intermediate (.ptx, .sass) beside the output")
     p.add_argument("--print-after", action="append", default=[], metavar="PASS",

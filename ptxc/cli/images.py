@@ -6,9 +6,10 @@ import tempfile
 from pathlib import Path
 
 from ..diagnostics import CompileError, Diagnostic
+from ..sass.target import TARGETS, with_backend
 
 
-EMULATED_ARCHS = ("sm_89", "sm_90")     # what ptxc.emu.device.Device loads
+EMULATED_ARCHS = with_backend()     # targets ptxc compiles for, whose cubins the emulator runs
 
 
 def nvcc_cubin(path: str, arch: str = "sm_89", flags: list[str] = ()) -> bytes:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..diagnostics import CompileError, Diagnostic
+from ..sass.target import TARGETS, with_backend
 
 
 def _read(path: str) -> str:
@@ -38,7 +39,7 @@ def _device_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=60.0, metavar="S",
                    help="with --device: seconds a kernel may run (the GPU has no watchdog; default 60)")
     p.add_argument("-arch", default=None,
-                   help="target: sm_89 (default) or sm_90 on the emulator; with --device, default the GPU's own (sm_90 on an H200)")
+                   help=f"target: {', '.join(TARGETS)} (default sm_89) on the emulator; with --device, default the GPU's own (sm_90 on an H200)")
 
 
 def _pp_options(args):

@@ -26,13 +26,14 @@ import sys
 from pathlib import Path
 
 from ..diagnostics import CompileError, Diagnostic
+from ..sass.target import TARGETS, with_backend
 from .images import EMULATED_ARCHS, NO_SASS_HINT, device_image, nvcc_cubin, open_gpu, ptxc_cubin
 from .options import _check_device_options, _device_options, _gpu_timeout, _pp_options, _print_error, _read
 
 
 def _run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptxc run", description="Run a CUDA program (host main() and its kernels) "
-                                "on the emulated GPU (sm_89 or sm_90), or with --device on the real one.")
+                                f"on the emulated GPU ({', '.join(TARGETS)}), or with --device on the real one.")
     p.add_argument("input", help="a .cu file with main()")
     p.add_argument("program_args", nargs="*", metavar="-- ARGS",
                    help="after --: the program's arguments (main's argv[1:])")
@@ -74,7 +75,7 @@ def _run(args) -> int:
         return _run_device(args)
     args.arch = args.arch or "sm_89"
     if args.arch not in EMULATED_ARCHS:
-        raise CompileError(Diagnostic(f"-arch={args.arch}: the emulator runs {' and '.join(EMULATED_ARCHS)} cubins"))
+        raise CompileError(Diagnostic(f"-arch={args.arch}: the emulator runs {', '.join(EMULATED_ARCHS)} cubins"))
     if args.max_steps is not None and args.max_steps < 1:
         raise CompileError(Diagnostic("--max-steps must be at least 1"))
     path = args.input

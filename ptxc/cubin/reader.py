@@ -11,8 +11,9 @@ from . import elf
 from . import nvinfo as ni
 from .elf import Section, Segment, Symbol
 from .writer import (ADDRESS_BANK, CONST_BANK, DW_CFA_advance_loc4, DW_CFA_def_cfa, DW_CFA_nop,
-                     DW_CFA_undefined, DWARF_REG_BASE, EM_CUDA, GLOBAL_INIT, GLOBAL_ZERO, PARAM_BASE,
+                     DW_CFA_undefined, DWARF_REG_BASE, EM_CUDA, GLOBAL_INIT, GLOBAL_ZERO,
                      STV_INTERNAL, KernelImage, ModuleVariable)
+from ..sass.target import DEFAULT, TARGETS
 
 
 class CubinError(Exception):
@@ -208,7 +209,7 @@ def _kernel(cubin: Cubin, text: Section) -> KernelImage:
     symbol = next(i for i, s in enumerate(cubin.symbols) if s.name == name)
     image = KernelImage(name=name, text=text.data, params=_params(records),
                         regcount=text.info >> 24, exit_offsets=[],
-                        param_base=PARAM_BASE.get(cubin.arch, PARAM_BASE["sm_89"]))
+                        param_base=TARGETS.get(cubin.arch, TARGETS[DEFAULT]).param_base)
     for r in records:
         _apply_kernel_record(image, r)
     for r in cubin.info:
@@ -223,10 +224,16 @@ def _kernel(cubin: Cubin, text: Section) -> KernelImage:
         shared_index = cubin.sections.index(shared)
         has_symbol = any(s.type == elf.STT_SECTION and s.shndx == shared_index for s in cubin.symbols)
         image.dynamic_shared = not has_symbol   # a window without variables: `extern .shared`
-    if cubin.arch == "sm_90":
+    if _layout(cubin.arch) == "hopper":
         _apply_relocated(cubin, image, text, symbol, shared is not None)
     _apply_frame(image, _fde_rows(cubin, symbol), cubin.arch)
     return image
+
+
+def _layout(arch: str) -> str | None:
+    """The cubin layout family of `arch` (ptxc.sass.target), None for a target ptxc lacks."""
+    known = TARGETS.get(arch)
+    return known.layout if known else None
 
 
 def _apply_relocated(cubin: Cubin, image: KernelImage, text: Section, symbol: int, window: bool) -> None:
@@ -362,8 +369,8 @@ def _apply_frame(image: KernelImage, rows: list | None, arch: str) -> None:
     if image.frame_size and last_cfa and last_cfa[-1][2] == 0 and last_location == cfa_at:
         image.straight_line = True   # CFA = R1 + 0 at the CFA point; no advance to the EXIT
         return
-    # the row the FDE ends at: the last one without instructions (sm_89's first row, the
+    # the row the FDE ends at: the last one without instructions (the Ada layout's first row, the
     # advance past the first instruction, is not it)
-    ends = [location for location, ops in rows[2 if arch == "sm_89" else 1:] if not ops]
+    ends = [location for location, ops in rows[2 if _layout(arch) == "ada" else 1:] if not ops]
     if ends and ends[-1] != max(image.exit_offsets, default=image.cfa_location()):
         image.fde_end = ends[-1]

@@ -31,6 +31,7 @@ from .. import __version__
 from . import elf
 from . import nvinfo as ni
 from .elf import Section, Segment, Symbol
+from ..sass.target import TARGETS, UnknownTarget, target
 
 EM_CUDA = 190
 ELFOSABI_CUDA = 0x41
@@ -56,11 +57,8 @@ PTXC_TOOL_VERSION = f"ptxc {__version__}"
 NVCC_TOOL_VERSION = "Cuda compilation tools, release 13.5, V13.5.37"
 NVCC_TOOL_BRANCH = "Build cuda_13.5.r13.5/compiler.39125733_0"
 
-# Per-architecture values: e_flags is 0x06000004 | sm << 8 (sm_89: 0x6005904).
-E_FLAGS_BASE = 0x06000004
-PARAM_BASE = {"sm_89": 0x160, "sm_90": 0x210}
-SHARED_RESERVED_BYTES = {"sm_90": 0x400}  # ahead of a kernel's shared variables (ptxas's reserved window)
-UNNAMED_5F_VALUE = {"sm_89": 0, "sm_90": 0x101}
+# What differs between architectures (e_flags, the parameter base, the reserved shared
+# window, the layout family, the .nv.info records) is the target's record.
 
 TEXT_ALIGN = 128
 STACK_POINTER = 1              # R1: the CFA register in .debug_frame
@@ -137,7 +135,7 @@ class KernelImage:
     def has_static_shared(self, arch: str) -> bool:
         """Whether static variables live in the window (then it has a section symbol):
         more bytes than the reserved area ptxas puts ahead of them (sm_90: 1 KiB)."""
-        return self.shared_size > SHARED_RESERVED_BYTES.get(arch, 0)
+        return self.shared_size > target(arch).reserved_shared
 
     def references_shared(self) -> bool:
         if self.shared_referenced is not None:
@@ -202,8 +200,8 @@ def write_cubin(kernels: list[KernelImage], arch: str = "sm_89", tool_name: str 
     GLOBAL FUNC symbol each, after the kernels' and variables' symbols, whose address
     an R_CUDA_64 relocation puts in the slot (ptxas creates .nv.constant4 for them first).
     """
-    if arch not in PARAM_BASE:
-        raise ValueError(f"unsupported architecture {arch!r} (sm_89 or sm_90)")
+    if arch not in TARGETS:
+        raise UnknownTarget(f"unsupported architecture {arch!r} ({', '.join(TARGETS)})")
     if not kernels:
         raise ValueError("a cubin needs at least one kernel")
     for k in kernels:
@@ -214,7 +212,7 @@ def write_cubin(kernels: list[KernelImage], arch: str = "sm_89", tool_name: str 
     _check_variables(variables)
     if tool_args is None:
         tool_args = f"-arch {arch} -m 64"
-    plan_class = _PlanSM90 if arch == "sm_90" else _Plan
+    plan_class = _PlanSM90 if target(arch).layout == "hopper" else _Plan
     externs = dict(extern_slots or {})
     called = {name for k in kernels for name in k.externs}
     if called - set(externs):
@@ -471,6 +469,7 @@ class _Plan:
         c = ni.CODES
         records = [ni.words(c["EIATTR_LANGUAGE"], ni.LANGUAGE_PTX),
                    ni.words(c["EIATTR_CUDA_API_VERSION"], TOOLKIT_VERSION)]
+        records += [ni.Record(ni.EIFMT_NVAL, attr, 0) for attr in target(self.arch).kernel_nval_attrs]
         if k.params:
             bank = self.symbol_index[f".nv.constant0.{k.name}"]
             records.append(ni.param_cbank(bank, k.param_base, k.param_size))
@@ -482,7 +481,7 @@ class _Plan:
         if k.num_barriers:
             records.append(ni.bval(c["EIATTR_NUM_BARRIERS"], k.num_barriers))
         records += _extern_records(k, self.symbol_index)
-        records.append(ni.hval(ni.EIATTR_UNNAMED_5F, UNNAMED_5F_VALUE[self.arch]))
+        records.append(ni.hval(ni.EIATTR_UNNAMED_5F, target(self.arch).unnamed_5f))
         return records + _exit_records(k)
 
     def _debug_frame(self) -> tuple[bytes, list[elf.Relocation]]:
@@ -681,7 +680,7 @@ class _PlanSM90:
         if k.num_barriers:
             records.append(ni.bval(c["EIATTR_NUM_BARRIERS"], k.num_barriers))
         records += _extern_records(k, self.symbol_index)
-        records.append(ni.hval(ni.EIATTR_UNNAMED_5F, UNNAMED_5F_VALUE[self.arch]))
+        records.append(ni.hval(ni.EIATTR_UNNAMED_5F, target(self.arch).unnamed_5f))
         records += _exit_records(k)
         if k.params:
             records.append(ni.hval(c["EIATTR_CBANK_PARAM_SIZE"], k.param_size))
@@ -792,7 +791,7 @@ def _link_sm90(sections: list[Section]) -> bytes:
                  load(r, banks)]
     out += b"".join(p.pack() for p in segments)
     header = elf.Header(osabi=ELFOSABI_CUDA, abiversion=CUDA_ABI_VERSION, type=elf.ET_EXEC, machine=EM_CUDA,
-                        flags=E_FLAGS_BASE | sm_number("sm_90") << 8, phoff=phoff, shoff=shoff,
+                        flags=target("sm_90").e_flags, phoff=phoff, shoff=shoff,
                         phnum=len(segments), shnum=len(headers), shstrndx=1)
     out[:elf.EHDR.size] = header.pack()
     return bytes(out)
@@ -1001,7 +1000,7 @@ def _link(sections: list[Section], arch: str) -> bytes:
     segments = _segments(sections, phoff)
     out += b"".join(p.pack() for p in segments)
     header = elf.Header(osabi=ELFOSABI_CUDA, abiversion=CUDA_ABI_VERSION, type=elf.ET_EXEC,
-                        machine=EM_CUDA, flags=E_FLAGS_BASE | sm_number(arch) << 8,
+                        machine=EM_CUDA, flags=target(arch).e_flags,
                         phoff=phoff, shoff=shoff, phnum=len(segments), shnum=len(headers),
                         shstrndx=1)
     out[:elf.EHDR.size] = header.pack()

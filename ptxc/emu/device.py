@@ -50,6 +50,7 @@ import numpy as np
 from ..cubin.reader import CubinError, read_cubin
 from ..sass.decode import decode_all
 from ..sass.table import load as load_table
+from ..sass.target import TARGETS, Target
 from . import isa as I
 from .program import Program, compile_program, resolve_cbanks
 
@@ -63,23 +64,11 @@ ALIGN = 512
 RED_ZONE = 512
 DEFAULT_STACK = 1024               # bytes of local memory per thread when ptxas cannot bound it
 MAX_BLOCK_THREADS = 1024
-MAX_SHARED = 99 * 1024             # sm_89 opt-in maximum per block
-
-
-@dataclass(frozen=True)
-class Arch:
-    """What differs between the architectures the emulator runs."""
-    name: str
-    descriptor: int               # constant-bank-0 offset of the global memory descriptor
-    params: int                   # default parameter base (PARAM_CBANK overrides)
-    max_shared: int               # per-block opt-in maximum of the kernel's own shared memory
-    reserved_shared: int          # bytes at the start of .nv.shared.<k> the driver reserves
-
-
-ARCHS = {
-    "sm_89": Arch("sm_89", 0x118, 0x160, MAX_SHARED, 0),
-    "sm_90": Arch("sm_90", 0x208, 0x210, 227 * 1024, 1024),
-}
+# What differs between the architectures the emulator runs is their target record
+# (ptxc.sass.target): the descriptor's bank-0 slot, the default parameter base (the
+# cubin's PARAM_CBANK overrides it), the per-block opt-in maximum of the kernel's own
+# shared memory, the bytes at the start of .nv.shared.<k> the driver reserves.
+ARCHS = TARGETS
 DEFAULT_MAX_STEPS = 100_000_000    # warp instructions per launch (about 20 s): --max-steps changes it
 SLICE = 2048                       # warp instructions before the next warp takes its turn
 
@@ -198,7 +187,7 @@ class Kernel:
     hazard_tables: object = None
 
     @property
-    def arch(self) -> Arch:
+    def arch(self) -> Target:
         return self.module.arch
 
     @property
@@ -216,7 +205,7 @@ class Kernel:
         # sm_90's ptxas writes MIN_STACK_SIZE 0 for a recursive kernel (nvcc's isa_calls
         # recursive_fib): the driver's default stack is what it runs in, as below
         if frame >= 0x10000000 or (self.image.crs_stack_size or 0) >= 0x10000000 or \
-                (getattr(self.image, "calls", False) and self.arch.name == "sm_90"):
+                (getattr(self.image, "calls", False) and self.arch.calls_unbounded_stack):
             frame = max(DEFAULT_STACK, self.image.frame_size or 0)
         return _round_up(frame, 16)
 
@@ -240,7 +229,7 @@ class Module:
         arch = self.cubin.arch
         if arch not in ARCHS:
             raise LaunchError(f"{filename}: the cubin is for {arch}; the emulator runs "
-                              f"{' and '.join(ARCHS)} cubins (compile with -arch=sm_89 or -arch=sm_90)",
+                              f"{', '.join(ARCHS)} cubins (compile with -arch={' or -arch='.join(ARCHS)})",
                               "load")
         self.arch = ARCHS[arch]
         table = load_table(arch)
@@ -391,11 +380,13 @@ class Device:
     def constant_bank0(self, kernel: Kernel, config: LaunchConfig, params: bytes) -> bytes:
         base = kernel.param_base
         arch = kernel.arch
-        bank = bytearray(max(base + len(params), len(kernel.banks.get(0, b"")), arch.params))
-        bank[0:0x18] = struct.pack("<6I", *config.block, *config.grid)
-        struct.pack_into("<Q", bank, 0x18, SHARED_WINDOW)
-        struct.pack_into("<Q", bank, 0x20, LOCAL_WINDOW)
-        struct.pack_into("<I", bank, 0x28, kernel.local_bytes())
+        bank = bytearray(max(base + len(params), len(kernel.banks.get(0, b"")), arch.param_base))
+        layout = arch.bank0
+        struct.pack_into("<3I", bank, layout.block_dim, *config.block)
+        struct.pack_into("<3I", bank, layout.grid_dim, *config.grid)
+        struct.pack_into("<Q", bank, layout.shared_window, SHARED_WINDOW)
+        struct.pack_into("<Q", bank, layout.local_window, LOCAL_WINDOW)
+        struct.pack_into("<I", bank, layout.stack_base, kernel.local_bytes())
         struct.pack_into("<Q", bank, arch.descriptor, GLOBAL_DESCRIPTOR)
         bank[base:base + len(params)] = params
         return bytes(bank)
@@ -433,10 +424,10 @@ class Device:
         static = kernel.image.shared_size
         own = max(static - arch.reserved_shared, 0) if static else 0
         shared = own + config.shared
-        if shared > arch.max_shared:
+        if shared > arch.max_shared_per_block:
             reserved = f" (beside the {arch.reserved_shared} bytes the driver reserves)" if arch.reserved_shared else ""
             raise LaunchError(f"{shared} bytes of shared memory per block exceed {arch.name}'s "
-                              f"{arch.max_shared}{reserved}", "config")
+                              f"{arch.max_shared_per_block}{reserved}", "config")
         if kernel.image.max_threads and bx * by * bz > int(np.prod(kernel.image.max_threads)):
             raise LaunchError(f"block of {bx * by * bz} threads exceeds the kernel's __launch_bounds__ "
                               f"{kernel.image.max_threads}", "config")
@@ -483,9 +474,11 @@ class Device:
             value = int.from_bytes(params[off:off + size], "little")
             out(f"    param {i}: offset {off:#x} ({off}), {size} bytes = {value:#0{2 + 2 * size}x}")
         out(f"  constant bank 0 ({len(bank0)} bytes):")
-        labels = {0x0: "blockDim.x", 0x4: "blockDim.y", 0x8: "blockDim.z", 0xc: "gridDim.x",
-                  0x10: "gridDim.y", 0x14: "gridDim.z", 0x18: "shared window", 0x20: "local window",
-                  0x28: "stack base", kernel.arch.descriptor: "global descriptor",
+        layout = kernel.arch.bank0
+        labels = {layout.block_dim: "blockDim.x", layout.block_dim + 4: "blockDim.y", layout.block_dim + 8: "blockDim.z",
+                  layout.grid_dim: "gridDim.x", layout.grid_dim + 4: "gridDim.y", layout.grid_dim + 8: "gridDim.z",
+                  layout.shared_window: "shared window", layout.local_window: "local window",
+                  layout.stack_base: "stack base", kernel.arch.descriptor: "global descriptor",
                   kernel.param_base: "parameters"}
         for off in range(0, len(bank0), 16):
             chunk = bank0[off:off + 16]

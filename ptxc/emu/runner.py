@@ -136,8 +136,8 @@ def sass_line(kernel: Kernel, pc: int) -> str:
         addr, instr = kernel.program.instrs[pc]
         try:
             # sm_90's memory operands print their descriptor (`desc[UR4][R2.64]`) as
-            # cuobjdump does; sm_89's lines keep the IR's text
-            text = format_ir(instr) if kernel.arch.name == "sm_89" else format_instr(instr, addr, load(kernel.arch.name))
+            # cuobjdump does; the other targets' lines keep the IR's text
+            text = format_instr(instr, addr, load(kernel.arch.name)) if kernel.arch.prints_descriptor else format_ir(instr)
         except Exception:  # noqa: BLE001 - a listing line must not hide the report
             try:
                 text = format_ir(instr)

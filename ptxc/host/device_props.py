@@ -1,48 +1,32 @@
 """The emulated GPU as cudaGetDeviceProperties and cudaDeviceGetAttribute describe it.
 
-One record per architecture the emulator runs.  Two kinds of value:
+The values are the target's record (ptxc.sass.target), one per architecture the
+emulator runs.  Two kinds of value:
 
 - Facts of the compute capability (the CUDA C++ Programming Guide's table of technical
-  specifications per compute capability; the limits the emulator enforces are read from
-  ptxc.emu.device so that they are defined once): warp size, threads and dimensions of a
-  block and a grid, shared memory per block (48 KiB by default, the opt-in maximum),
-  per SM (8.9: 100 KiB, 9.0: 228 KiB), registers, resident threads (8.9: 1536, 9.0: 2048)
-  and blocks (8.9: 24, 9.0: 32) per SM, 64 KiB of constant memory.
+  specifications per compute capability; the emulator enforces the same record's
+  limits): warp size, threads and dimensions of a block and a grid, shared memory per block (48 KiB by default, the opt-in maximum),
+  per SM (8.0: 164 KiB, 8.6 and 8.9: 100 KiB, 9.0: 228 KiB), registers, resident threads
+  (8.0: 2048, 8.6 and 8.9: 1536, 9.0: 2048) and blocks (8.0: 32, 8.6: 16, 8.9: 24, 9.0: 32)
+  per SM, 64 KiB of constant memory.
   tests/test_host_runtime.py's device test compares them with the H200's own
   (cudaGetDeviceProperties through NVIDIA's libcudart) for sm_90.
 - Facts of a product (SM count, memory size, L2 size, bus width): the emulator is not a
-  product, so these are modelled on a part of each architecture (sm_89: a 128-SM Ada
-  part with 24 GiB; sm_90: a 132-SM Hopper part with 141 GiB) and the name says it is
-  ptxc's emulator.  Programs use them to size grids; no result may depend on them.
+  product, so these are modelled on a part of each architecture (sm_80: A100 40GB; sm_86:
+  an 82-SM GA102 part with 24 GiB; sm_89: a 128-SM Ada part with 24 GiB; sm_90: a 132-SM
+  Hopper part with 141 GiB) and the name says it is ptxc's emulator.  Programs use them to size grids; no result may depend on them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-KIB, GIB = 1024, 1024 ** 3
-
-
-@dataclass(frozen=True)
-class Product:
-    multiprocessors: int
-    global_memory: int
-    l2_cache: int
-    bus_width: int
-
-
-PRODUCTS = {"sm_89": Product(128, 24 * GIB, 72 * 1024 * KIB, 384),
-            "sm_90": Product(132, 141 * GIB, 50 * 1024 * KIB, 6144)}
-THREADS_PER_SM = {"sm_89": 1536, "sm_90": 2048}
-BLOCKS_PER_SM = {"sm_89": 24, "sm_90": 32}
-SHARED_PER_SM = {"sm_89": 100 * KIB, "sm_90": 228 * KIB}
+from ..sass.target import KIB, target
 
 
 def properties(arch: str) -> dict:
     """cudaDeviceProp's fields (those not named are 0) for the emulated `arch`."""
-    from ..emu.device import ARCHS, MAX_BLOCK_THREADS
-    limits = ARCHS[arch]
-    product = PRODUCTS[arch]
-    major, minor = int(arch[3:-1]), int(arch[-1])
+    from ..emu.device import MAX_BLOCK_THREADS
+    record = target(arch)
+    product = record.product
+    major, minor = record.compute_capability
     return {
         "name": f"ptxc emulator ({arch})",
         "totalGlobalMem": product.global_memory, "sharedMemPerBlock": 48 * KIB, "regsPerBlock": 65536,
@@ -52,12 +36,12 @@ def properties(arch: str) -> dict:
         "texturePitchAlignment": 32, "multiProcessorCount": product.multiprocessors, "canMapHostMemory": 1,
         "concurrentKernels": 1, "asyncEngineCount": 2, "unifiedAddressing": 1,
         "memoryBusWidth": product.bus_width, "l2CacheSize": product.l2_cache,
-        "maxThreadsPerMultiProcessor": THREADS_PER_SM[arch], "streamPrioritiesSupported": 1,
+        "maxThreadsPerMultiProcessor": record.threads_per_sm, "streamPrioritiesSupported": 1,
         "globalL1CacheSupported": 1, "localL1CacheSupported": 1,
-        "sharedMemPerMultiprocessor": SHARED_PER_SM[arch], "regsPerMultiprocessor": 65536,
+        "sharedMemPerMultiprocessor": record.shared_per_sm, "regsPerMultiprocessor": 65536,
         "managedMemory": 1, "concurrentManagedAccess": 1, "computePreemptionSupported": 1,
-        "cooperativeLaunch": 1, "sharedMemPerBlockOptin": limits.max_shared,
-        "maxBlocksPerMultiProcessor": BLOCKS_PER_SM[arch], "reservedSharedMemPerBlock": limits.reserved_shared,
+        "cooperativeLaunch": 1, "sharedMemPerBlockOptin": record.max_shared_per_block,
+        "maxBlocksPerMultiProcessor": record.blocks_per_sm, "reservedSharedMemPerBlock": record.reserved_shared,
         "clusterLaunch": 1 if major >= 9 else 0, "hostNumaId": -1, "deviceNumaId": -1,
     }
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from ..diagnostics import CompileError, Diagnostic
 from ..sass.ir import CBank, Imm, Instr, Mem, Reg, Target
+from ..sass.target import target as target_of
 from .lower_calls import EXTERN_LABEL
 
 ADDRESS_BANK = 4
@@ -62,7 +63,7 @@ def expand_extern_calls(func) -> None:
                               comment=f"{site.name}: argument in the ABI's register"))
         code.append(Instr("LDC", ("64",), [TARGET], [CBank(ADDRESS_BANK, slots[site.name])],
                           comment=f"{site.name}'s address (relocated)"))
-        if func.arch == "sm_89":
+        if not target_of(func.arch).lepc_takes_target:
             scratch = Reg("R", max(top, 14) + (max(top, 14) & 1), width=2)
             lo, hi = Reg("R", scratch.num), Reg("R", scratch.num + 1)
             carry = Reg("P", 0)

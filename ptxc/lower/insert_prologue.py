@@ -16,21 +16,23 @@ Guarantees: R1 and UR4 hold their ABI values wherever they are read.
 from __future__ import annotations
 
 from ..sass.ir import CBank, Imm, Instr, Reg, RZ
+from ..sass.target import target
 from .kernel_info import info_of
 
-STACK_BASE = CBank(0, 0x28)
-GLOBAL_DESCRIPTOR = CBank(0, 0x118)
-DESCRIPTOR_OFFSET = {"sm_89": 0x118, "sm_90": 0x208}   # where the driver writes it in bank 0
+def stack_base(arch: str) -> CBank:
+    """Where the driver writes the stack pointer's initial value in bank 0 (the target's record)."""
+    return CBank(0, target(arch).bank0.stack_base)
 
 
 def global_descriptor(arch: str) -> CBank:
-    return CBank(0, DESCRIPTOR_OFFSET.get(arch, 0x118))
+    """Where the driver writes the global-memory descriptor in bank 0 (the target's record)."""
+    return CBank(0, target(arch).descriptor)
 MEMORY_OPS = {"LDG", "STG", "ATOMG", "RED", "REDG", "LD", "ST", "ATOM"}
 
 
 def insert_prologue(func) -> None:
     entry = func.blocks[0]
-    prologue = [Instr("MOV", (), [Reg("R", 1)], [STACK_BASE], comment="stack pointer (ABI)")]
+    prologue = [Instr("MOV", (), [Reg("R", 1)], [stack_base(func.arch)], comment="stack pointer (ABI)")]
     frame = info_of(func).frame_size
     if frame:
         prologue.append(Instr("IADD3", (), [Reg("R", 1)], [Reg("R", 1), Imm(-frame & 0xFFFFFFFF, "int"),

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from ..ptx import ir as ptx
 from ..sass.ir import Imm, Reg, SpecialReg, Target, RZ, PT
+from ..sass.target import target
 from .isel_int import (FALSE, TRUE, ZERO, ISETP_CMP, UNSIGNED_CMP, _in_reg, compare64, extend, lop3, size_of,
                        type_of, wide)
 from .remove_convergent_warpsyncs import MEMBER_MASK   # dropped where the code is convergent
@@ -112,7 +113,7 @@ EXCLUSIVE = "exclusive collective"    # insert_bssy brackets it with BSSY/BSYNC
 # of their own).  The others get a plain `WARPSYNC mask`, then the op over the lanes
 # present, then the result cut down to the mask (sm_89's vote and match; measured with
 # ptxas 13 on per-half-warp masks, docs/passes.md).
-EXCLUSIVE_OPS = {"sm_89": frozenset({"REDUX"}), "sm_90": frozenset({"VOTE", "MATCH", "REDUX"})}
+# (which ones: the target record's `exclusive_collectives`)
 
 # PTX operations whose result is the same in every lane when their sources are.
 _UNIFORM_OPS = frozenset("mov add sub mul mad and or xor not shl shr cvt min max neg".split())
@@ -180,7 +181,7 @@ def _warpsync(s: Selector, mask_op, sass_op: str):
     if kind == "uniform":
         s.emit("WARPSYNC", (), [], [mask], comment=MEMBER_MASK)   # remove_convergent_warpsyncs
         return None, False
-    if sass_op in EXCLUSIVE_OPS.get(s.arch, EXCLUSIVE_OPS["sm_89"]):
+    if sass_op in target(s.arch).exclusive_collectives:
         s.start_block(s.new_label("exclusive"))        # the BSSY/BSYNC region: insert_bssy
         s.emit("WARPSYNC", ("EXCLUSIVE",), [], [mask], comment=EXCLUSIVE)
         return None, True

@@ -13,10 +13,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ptx import ir as ptx
-from ..sass.ir import Imm, Reg, RZ, PT
+from ..sass.ir import Imm, Instr, Reg, RZ, PT
+from ..sass.target import target
 from .isel_int import (FALSE, TRUE, ZERO, ZERO64, LUT_AND, _in_reg, extend, extend_reg, lop3, size_of, type_of,
                        wide)
 from .select_instrs import Rule, Selector, Unsupported, half
+from .vregs import encodable
 
 ROUND = {"rn": (), "rz": ("RZ",), "rm": ("RM",), "rp": ("RP",)}
 ROUND_INT = {"rni": (), "rzi": ("TRUNC",), "rmi": ("FLOOR",), "rpi": ("CEIL",)}
@@ -332,10 +334,15 @@ def cvt_int_float(s: Selector, i, d, a, dtype: str, atype: str, mods, dst: Reg |
     asize = size_of(atype)
     if dst is None:
         dst = s.reg(d)
+    src = None
     if dtype == "f32" and atype in ("s32", "u32") and rnd in ((), ("RZ",)):
-        s.emit("I2FP", ("F32", INT_TYPE[atype]) + rnd, [dst], [s.r(a, atype)])
-        return
-    src = wide(s, a, atype) if asize == 8 else s.r(a, atype)
+        src = s.r(a, atype)
+        i2fp = Instr("I2FP", ("F32", INT_TYPE[atype]) + rnd, [dst], [src])
+        if encodable(i2fp, s.arch):     # Ada and Hopper have I2FP; Ampere converts with I2F
+            s.emit(i2fp.op, i2fp.mods, i2fp.dsts, i2fp.srcs)
+            return
+    if src is None:
+        src = wide(s, a, atype) if asize == 8 else s.r(a, atype)
     type_mod = () if atype == "s32" else (INT_TYPE[atype],)
     s.emit("I2F", (("F64",) if dtype == "f64" else ()) + type_mod + rnd, [dst], [src])
 
@@ -730,7 +737,7 @@ def cvt_bf16_int(s: Selector, i: ptx.Instr):
     d, a = i.operands
     dtype, atype = i.parts[-2], i.parts[-1]
     mods = i.parts[1:-2]
-    if s.arch == "sm_89":
+    if target(s.arch).sm < 90:
         raise Unsupported(f"'{i.opcode}' (cvt between bf16 and integers requires sm_90)")
     if atype == "bf16":
         wide_value = s.new()

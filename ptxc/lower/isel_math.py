@@ -24,7 +24,9 @@ from .isel_int import ZERO, extend, size_of, type_of, wide
 from .select_instrs import Selector, Unsupported, half
 
 def library_path(arch: str = "sm_89") -> Path:
-    return Path(__file__).with_name(f"mathlib_{arch.replace('_', '')}.json")
+    """The target's learned sequences (its record's mathlib_file, beside this module)."""
+    from ..sass.target import target
+    return Path(__file__).with_name(target(arch).mathlib_file)
 
 
 @lru_cache(maxsize=None)

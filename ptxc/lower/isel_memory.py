@@ -431,11 +431,14 @@ def _atom_scope(i: ptx.Instr) -> tuple:
 
 # ---- address conversions -------------------------------------------------------------------
 
-SHARED_WINDOW = CBank(0, 0x18)
-LOCAL_WINDOW = CBank(0, 0x20)
-# sm_90 reads the shared window's high word from a special register (ptxas: `S2R R5,
-# SR_SWINHI`), and subtracts the local window's low word going back from generic.
-WINDOW_HI_SREG = {"sm_90": "SR_SWINHI"}
+# The windows' generic bases are bank-0 slots of the target's record (Bank0); sm_90 reads
+# the shared window's high word from a special register instead (the record's
+# window_hi_sreg; ptxas: `S2R R5, SR_SWINHI`), and subtracts the local window's low word
+# going back from generic.
+def _windows(s: Selector) -> tuple[CBank, CBank]:
+    """(shared window, local window): their bank-0 slots on the target."""
+    bank0 = s.target.bank0
+    return CBank(0, bank0.shared_window), CBank(0, bank0.local_window)
 
 
 def cvta(s: Selector, i: ptx.Instr):
@@ -455,15 +458,17 @@ def cvta(s: Selector, i: ptx.Instr):
         else:
             raise Unsupported("cvta of a global variable's address")
         return
-    window = SHARED_WINDOW if space == "shared" else LOCAL_WINDOW
+    shared_window, local_window = _windows(s)
+    hi_sreg = s.target.window_hi_sreg
+    window = shared_window if space == "shared" else local_window
     if to:
         src = s.value(a, t)
         low = half(src, 0) if isinstance(src, Reg) and src.width == 2 else src
-        if space == "local" and s.arch in WINDOW_HI_SREG:   # sm_90: the offset from the window
+        if space == "local" and hi_sreg:   # sm_90: the offset from the window
             if not isinstance(low, Reg):
                 low = s.materialize(low)
             offset = s.new()
-            s.emit("IADD3", (), [offset], [low, replace(LOCAL_WINDOW, neg=True), ZERO])
+            s.emit("IADD3", (), [offset], [low, replace(local_window, neg=True), ZERO])
             low = offset
         if dst.width == 2:
             s.emit("MOV", (), [half(dst, 0)], [low])
@@ -476,10 +481,10 @@ def cvta(s: Selector, i: ptx.Instr):
         src = half(src, 0)
     if not isinstance(src, Reg):
         src = s.materialize(src)
-    if space == "shared" and s.arch in WINDOW_HI_SREG:
+    if space == "shared" and hi_sreg:
         # sm_90: a shared address is already the low word; the window's high word is SR_SWINHI
         s.emit("MOV", (), [half(dst, 0)], [src])
-        s.emit("S2R", (), [half(dst, 1)], [SpecialReg(WINDOW_HI_SREG[s.arch])])
+        s.emit("S2R", (), [half(dst, 1)], [SpecialReg(hi_sreg)])
         return
     carry = s.new_pred()
     base = s.materialize(window, 2)
@@ -492,20 +497,21 @@ def isspacep(s: Selector, i: ptx.Instr):
     space = i.parts[1]
     p = s.reg(d)
     src = wide(s, a, "u64")
+    shared_window, local_window = _windows(s)
     if space == "global":
         lo, hi = s.new_pred(), s.new_pred()
         # neither in the shared window nor in the local one
-        s.emit("ISETP", ("NE", "U32", "AND"), [lo, TRUE], [half(src, 1), _hi_of(s, SHARED_WINDOW), TRUE])
-        s.emit("ISETP", ("NE", "U32", "AND"), [p, TRUE], [half(src, 1), _hi_of(s, LOCAL_WINDOW), lo])
+        s.emit("ISETP", ("NE", "U32", "AND"), [lo, TRUE], [half(src, 1), _hi_of(s, shared_window), TRUE])
+        s.emit("ISETP", ("NE", "U32", "AND"), [p, TRUE], [half(src, 1), _hi_of(s, local_window), lo])
         return
-    window = SHARED_WINDOW if space == "shared" else LOCAL_WINDOW
+    window = shared_window if space == "shared" else local_window
     s.emit("ISETP", ("EQ", "U32", "AND"), [p, TRUE], [half(src, 1), _hi_of(s, window), TRUE])
 
 
 def _hi_of(s: Selector, window: CBank):
-    if window == SHARED_WINDOW and s.arch in WINDOW_HI_SREG:
+    if window == _windows(s)[0] and s.target.window_hi_sreg:
         hi = s.new()
-        s.emit("S2R", (), [hi], [SpecialReg(WINDOW_HI_SREG[s.arch])])
+        s.emit("S2R", (), [hi], [SpecialReg(s.target.window_hi_sreg)])
         return hi
     return CBank(window.bank, window.offset + 4)
 

@@ -27,13 +27,14 @@ from dataclasses import replace
 
 from ..sass.ir import CBank, Instr, Reg
 from ..sass.table import load, matching_forms
-from .vregs import CBANK_LOADS, CBANK_VIA_LDC
+from ..sass.target import target
+from .vregs import CBANK_LOADS
 
 MOVES = {"MOV", "IMAD.MOV.U32", "IMAD.MOV"}
 
 
 def load_cbank_operands(func) -> None:
-    if func.arch not in CBANK_VIA_LDC:
+    if not target(func.arch).cbank_via_ldc:
         return
     table = load(func.arch)
     for block in func.blocks:

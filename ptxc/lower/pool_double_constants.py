@@ -26,16 +26,14 @@ link_calls appends a subroutine's pool to its kernel's and moves its offsets.
 from __future__ import annotations
 
 from ..sass.ir import CBank, Imm, Instr, Reg
+from ..sass.target import target
 from .fold_constants import _swapped, constant_units, remove_dead_moves
 from .vregs import keeps_operation
 
 BANK = 2
 DOUBLE_OPS = {"DADD", "DMUL", "DFMA", "DSETP"}
-ARCHS = {"sm_89"}
-
-
 def pool_double_constants(func) -> None:
-    if func.arch not in ARCHS:
+    if not target(func.arch).double_pool:
         return
     constants = constant_units(func)
     if not constants:

@@ -37,12 +37,14 @@ from typing import Callable
 from ..diagnostics import CompileError, Diagnostic, SourceLoc
 from ..ptx import ir as ptx
 from ..sass.ir import Block, CBank, Function, Imm, Instr, Mem, Reg, SpecialReg, Target, RZ, PT
+from ..sass.target import target as target_record
 from .kernel_info import ALIGNED_STACK, KernelInfo, frame_bytes
 
-# Constant bank 0 as the driver fills it on sm_89 (measured from nvcc's SASS).
+# The special registers the driver puts in constant bank 0: (the target's Bank0 field,
+# the u32's index there).
 CBANK0_SREGS = {
-    "%ntid.x": 0x0, "%ntid.y": 0x4, "%ntid.z": 0x8,
-    "%nctaid.x": 0xC, "%nctaid.y": 0x10, "%nctaid.z": 0x14,
+    "%ntid.x": ("block_dim", 0), "%ntid.y": ("block_dim", 1), "%ntid.z": ("block_dim", 2),
+    "%nctaid.x": ("grid_dim", 0), "%nctaid.y": ("grid_dim", 1), "%nctaid.z": ("grid_dim", 2),
 }
 S2R_SREGS = {
     "%tid.x": "SR_TID.X", "%tid.y": "SR_TID.Y", "%tid.z": "SR_TID.Z",
@@ -52,16 +54,12 @@ S2R_SREGS = {
     "%lanemask_le": "SR_LEMASK", "%lanemask_gt": "SR_GTMASK", "%lanemask_ge": "SR_GEMASK",
     "%clock": "SR_CLOCKLO", "%clock_hi": "SR_CLOCKHI",
 }
-PARAM_BASE = {"sm_89": 0x160, "sm_90": 0x210}
-# sm_90: a kernel with shared memory has 1 KiB reserved at the start of its window
-# (.nv.shared.reserved.0); its variables follow, and a shared address carries the
-# CTA's rank in its cluster in bits 24 and up (`S2R SR_CgaCtaId`, `LEA ..., 0x18`),
-# as ptxas's sm_90 code forms it.
-SHARED_RESERVED = {"sm_90": 0x400}
-# Operations an architecture spells differently (same operands, same meaning):
-# sm_90's integer min/max is VIMNMX, its global reduction REDG.
-OPCODES = {"sm_90": {"IMNMX": "VIMNMX", "RED": "REDG"}}
-SHARED_RANK_SHIFT = {"sm_90": 24}
+# What the target decides (ptxc.sass.target): the parameter base; the bytes reserved at
+# the start of the shared window (sm_90: 1 KiB, .nv.shared.reserved.0), after which the
+# variables follow; whether a shared address carries the CTA's rank in its cluster
+# (sm_90: bits 24 and up, `S2R SR_CgaCtaId`, `LEA ..., 0x18`, as ptxas's sm_90 code
+# forms it); operations it spells differently (same operands, same meaning: sm_90's
+# integer min/max is VIMNMX, its global reduction REDG).
 BUILTIN_CONSTANTS = {"WARP_SZ": 32}   # PTX's predefined constant
 USER_CONST_BANK = 3   # `.const` variables live in constant bank 3 on sm_89
 ADDRESS_BANK = 4      # and the 64-bit addresses of `.global` variables in bank 4 (8 bytes each)
@@ -194,7 +192,8 @@ class Selector:
     def __init__(self, ptx_func: ptx.Function, arch: str, module_vars: ModuleVars | None = None):
         self.ptx_func = ptx_func
         self.arch = arch
-        self.func = Function(name=ptx_func.name, param_base=PARAM_BASE.get(arch, 0x160), arch=arch)
+        self.target = target_record(arch)
+        self.func = Function(name=ptx_func.name, param_base=self.target.param_base, arch=arch)
         self.func.info = KernelInfo()
         self.values: dict[str, Reg] = {}
         self.types: dict[str, str] = {}
@@ -212,7 +211,7 @@ class Selector:
         self._layout_variables()
         self.ptx_instr: ptx.Instr | None = None
         self._shared_base = None          # (block, register): the window's base on sm_90
-        self.opcodes = OPCODES.get(arch, {})
+        self.opcodes = self.target.opcodes
         for name, values in ptx_func.directives:
             if name in (".maxntid", ".reqntid"):
                 self.func.info.max_threads = tuple(values)
@@ -239,7 +238,7 @@ class Selector:
         info = self.func.info
         shared = [v for v in self.module_vars.shared if self._names(v.name)] + \
                  [v for v in self.ptx_func.vars if v.state == ".shared"]
-        cursor = SHARED_RESERVED.get(self.arch, 0) if shared else 0
+        cursor = self.target.reserved_shared if shared else 0
         for var in shared:
             align = var.align or _type_size(var.type)
             if var.extern:
@@ -381,7 +380,8 @@ class Selector:
 
     def special(self, op: ptx.SpecialReg):
         if op.name in CBANK0_SREGS:
-            return CBank(0, CBANK0_SREGS[op.name])
+            slot, index = CBANK0_SREGS[op.name]
+            return CBank(0, getattr(self.target.bank0, slot) + 4 * index)
         if op.name in S2R_SREGS:
             dst = self.new()
             self.emit("S2R", (), [dst], [SpecialReg(S2R_SREGS[op.name])])
@@ -394,7 +394,7 @@ class Selector:
         `.const` variable's offset in bank 3, a `.global` variable's 64-bit address
         (from bank 4); parameters of .func are registers."""
         space, offset = self.symbols.get(name, (None, None))
-        if space == "shared" and self.arch in SHARED_RANK_SHIFT:
+        if space == "shared" and self.target.shared_rank_shift is not None:
             lo = self.new()
             self.emit("IADD3", (), [lo], [self.shared_base(), Imm(offset, "int"), Reg("R", RZ)])
             if size != 8:
@@ -428,7 +428,7 @@ class Selector:
         rank, base = self.new(), self.new()
         guard, self.guard = self.guard, None     # unguarded: later instructions of the block reuse it
         self.emit("S2R", (), [rank], [SpecialReg("SR_CgaCtaId")])
-        self.emit("IMAD", ("SHL", "U32"), [base], [rank, Imm(1 << SHARED_RANK_SHIFT[self.arch], "int"),
+        self.emit("IMAD", ("SHL", "U32"), [base], [rank, Imm(1 << self.target.shared_rank_shift, "int"),
                                                   Reg("R", RZ)], comment="shared window: the CTA's rank")
         self.guard = guard
         self._shared_base = (self.block, base)
@@ -461,7 +461,7 @@ class Selector:
         if isinstance(base, ptx.Symbol):
             kind, where = self.symbols.get(base.name, (None, None))
             if kind == "shared" and space in ("shared",):
-                if self.arch in SHARED_RANK_SHIFT:
+                if self.target.shared_rank_shift is not None:
                     return Mem(self.shared_base(), where + offset)
                 return Mem(Reg("R", RZ), where + offset)
             if kind == "local" and space == "local":

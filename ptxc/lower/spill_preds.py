@@ -15,29 +15,28 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..sass.ir import Imm, Instr, Reg, RZ, PT
+from ..sass.target import target
 from .analysis import build_code, read_regs, written_regs
 from .vregs import pressure_bound
 
-PREDICATES = 7
-
-
 def spill_preds(func) -> None:
+    predicates = target(func.arch).predicates     # P0..P6 on every target so far
     values = {r.key() for i in func.instrs() for r in written_regs(i) if r.file == "P"}
-    if len(values) <= PREDICATES:
+    if len(values) <= predicates:
         return          # seven predicate values at most: they always fit
-    if pressure_bound(func, "P") <= PREDICATES:
+    if pressure_bound(func, "P") <= predicates:
         return          # they fit, by a bound that needs no liveness (_victim would find none)
     spilled = set()
     for _ in range(64):
         code = build_code(func, frozenset({"P"}))
-        victim = _victim(code, spilled)
+        victim = _victim(code, spilled, predicates)
         if victim is None:
             return
         spilled.add(victim)
         _spill(func, victim)
 
 
-def _victim(code, spilled: set):
+def _victim(code, spilled: set, predicates: int):
     """The predicate to park, or None when the pressure fits."""
     worst, where = 0, None
     for i, live in enumerate(code.live_out):   # (code of the P file: only P units are live)
@@ -45,7 +44,7 @@ def _victim(code, spilled: set):
         count = len(live | written) if written else len(live)
         if count > worst:
             worst, where = count, i
-    if worst <= PREDICATES:
+    if worst <= predicates:
         return None
     span = {}
     for live in code.live_out:

@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from ..diagnostics import CompileError
 from ..sass.ir import Imm, Instr, Mem, Reg, RZ
+from ..sass.target import target
 from .analysis import build_code, collect_values, read_regs, written_regs
 from .assign_regs import assign_regs
 from .kernel_info import frame_bytes, info_of
@@ -61,7 +62,7 @@ SLACK = 24
 
 def _fits_easily(func, max_reg_count) -> bool:
     """The most values live at once stays well below the budget: no spilling needed."""
-    budget = (max_reg_count or 255) - 3
+    budget = (max_reg_count or target(func.arch).registers) - 3
     if pressure_bound(func, "R") + SLACK < budget:
         return True             # (first: over the corpus it decides where the count below does not)
     units = set()

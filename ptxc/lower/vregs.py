@@ -114,10 +114,10 @@ def _signature(op):
     return op
 
 
-# Architectures whose code reads constant banks only through LDC/ULDC, as ptxas's sm_90
-# code does: a `c[bank][offset]` source of any other instruction stands for the register
-# that load_cbank_operands loads it into, so it is encodable wherever a register is.
-CBANK_VIA_LDC = {"sm_90"}
+# On a target whose code reads constant banks only through LDC/ULDC (the record's
+# cbank_via_ldc, as ptxas's sm_90 code does), a `c[bank][offset]` source of any other
+# instruction stands for the register that load_cbank_operands loads it into, so it is
+# encodable wherever a register is.
 CBANK_LOADS = {"LDC", "ULDC"}
 
 
@@ -159,7 +159,8 @@ def operation(instr, arch: str = "sm_89") -> int | None:
         from ..sass.encode import encode        # here: the cache answers most questions
         from ..sass.ir import Instr
         from ..sass.table import TableError, load
-        via_ldc = arch in CBANK_VIA_LDC and instr.op not in CBANK_LOADS
+        from ..sass.target import target
+        via_ldc = target(arch).cbank_via_ldc and instr.op not in CBANK_LOADS
 
         def probe(op):
             if via_ldc and isinstance(op, CBank) and op.index is None:

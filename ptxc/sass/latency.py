@@ -242,15 +242,9 @@ def _file_role(file: str) -> str:
     return _FILE_ROLES[file]
 
 
-# Architectures without a measured table of their own borrow a close one: sm_90
-# shares sm_89's control-word format and (to our knowledge) its pipe latencies,
-# but has not been measured yet (scripts/learn_sm89_latencies.py --arch sm_90).
-FALLBACK = {"sm_90": "sm_89"}
-
-
 @lru_cache(maxsize=None)
 def load(arch: str = "sm_89") -> LatencyTable:
-    path = HERE / f"{arch}_latencies.json"
-    if not path.exists() and arch in FALLBACK:
-        path = HERE / f"{FALLBACK[arch]}_latencies.json"
-    return LatencyTable(json.loads(path.read_text()))
+    """The latency table the target's record names (ptxc.sass.target: latency_file)."""
+    from .target import TARGETS
+    name = TARGETS[arch].latency_file if arch in TARGETS else f"{arch}_latencies.json"
+    return LatencyTable(json.loads((HERE / name).read_text()))

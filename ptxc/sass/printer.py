@@ -23,11 +23,10 @@ import struct
 from .ir import CBank, Control, Imm, Instr, Mem, Reg, SpecialReg, Target, ZERO_REG
 from .table import (DEFAULT_DESC, NEUTRAL, Form, OperandSpec, Table, alias_for, cbank_index, is_zero_reg, load,
                     match_form, mem_desc, reg_sel)
+from .target import TARGETS
 
 ZERO_NAME = {"R": "RZ", "P": "PT", "UR": "URZ", "UP": "UPT"}
 ADDR_FIELD = 19          # the guard is right-aligned in this many columns after /*addr*/
-HEADER_FLAGS = {"sm_89": '@"EF_CUDA_SM89 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM89)"',
-                "sm_90": '@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"'}
 
 
 # ---------------------------------------------------------------------------------------
@@ -270,7 +269,7 @@ def format_listing(function_name, instrs_with_addrs=None, arch: str = "sm_89",
     rows = [(r[0], r[1]) for r in instrs_with_addrs]
     if width is None:
         width = listing_width([(function_name, rows)], table)
-    out = [f"\t\tFunction : {function_name}", f"\t.headerflags\t{HEADER_FLAGS.get(arch, '')}"]
+    out = [f"\t\tFunction : {function_name}", f"\t.headerflags\t{TARGETS[arch].header_flags if arch in TARGETS else ''}"]
     for row in instrs_with_addrs:
         addr, instr = row[0], row[1]
         raw = row[2] if len(row) > 2 else encode(instr, addr, table)

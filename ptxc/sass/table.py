@@ -453,7 +453,9 @@ def load(arch_or_path: str | Path = "sm_89") -> Table:
     """The table for an architecture ('sm_89') or from a JSON file, loaded once."""
     path = Path(arch_or_path)
     if path.suffix != ".json":
-        path = HERE / f"{arch_or_path}.json"
+        from .target import TARGETS
+        known = TARGETS.get(str(arch_or_path))
+        path = HERE / (known.table_file if known else f"{arch_or_path}.json")
         if not path.exists():
             known = sorted(p.stem for p in HERE.glob("sm_*.json") if "_latencies" not in p.stem)
             raise TableError(f"no SASS instruction table for {arch_or_path} (have: {', '.join(known)})")
