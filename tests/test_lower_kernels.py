@@ -45,34 +45,24 @@ def nvcc_ptx(ptx_dir: Path, name: str) -> Path:
 
 
 def lower_checked(ptx_path: Path) -> bytes:
-    """Lower every kernel, checking each register allocation with check_regs; the cubin."""
-    from ptxc.driver import Kernel, cubin_bytes, layout, load_module
+    """Lower every kernel and subroutine through the module driver, checking each register
+    allocation with check_regs (the function before assign_regs against after); the cubin."""
+    from ptxc.driver import cubin_bytes, load_module, lower_module
     from ptxc.lower import pipeline
     from ptxc.lower.check_regs import check_allocation
-    from ptxc.lower.select_instrs import ModuleVars
-    from ptxc.sass.encode import encode
     module = load_module(str(ptx_path), ptx_path.read_text())
-    module_vars = ModuleVars.of(module.globals)
-    kernels = []
-    for ptx_func in module.kernels():
-        func = None
-        for p in pipeline.PASSES:
-            if p.ptx:
-                ptx_func = p.run(ptx_func, module.functions, str(ptx_path))
-            elif p.run is None:
-                func = pipeline.select_instrs(ptx_func, "sm_89", str(ptx_path), module_vars)
-            elif p.name == "set_control_codes":
-                p.run(func, "sm_89")
-            elif p.name == "assign_regs":
-                before = copy.deepcopy(func)
-                p.run(func)
-                check_allocation(before, func)
-            else:
-                p.run(func)
-        addrs = layout(func)
-        text = b"".join(encode(instr, addr) for addr, instr in addrs)
-        kernels.append(Kernel(ptx_func.name, func, addrs, text, [a for a, i in addrs if i.op == "EXIT"]))
-    return cubin_bytes(kernels, "sm_89")
+    before = {}
+
+    def observe(name, func):
+        if name == "insert_call_frame":          # the pass assign_regs follows
+            before[id(func)] = copy.deepcopy(func)
+        elif name == "assign_regs":
+            check_allocation(before.pop(id(func)), func)
+
+    options = pipeline.Options(arch="sm_89", filename=str(ptx_path), printer=observe,
+                               print_after={"insert_call_frame", "assign_regs"})
+    assert pipeline.PASS_NAMES.index("assign_regs") == pipeline.PASS_NAMES.index("insert_call_frame") + 1
+    return cubin_bytes(lower_module(module, options), "sm_89")
 
 
 @pytest.mark.parametrize("name", FILES)

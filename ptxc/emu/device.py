@@ -50,7 +50,7 @@ import numpy as np
 from ..cubin.reader import CubinError, read_cubin
 from ..sass.decode import decode_all
 from ..sass.table import load as load_table
-from ..sass.target import TARGETS, Target
+from ..sass.target import TARGETS, Target, with_table
 from . import isa as I
 from .program import Program, compile_program, resolve_cbanks
 
@@ -68,7 +68,7 @@ MAX_BLOCK_THREADS = 1024
 # (ptxc.sass.target): the descriptor's bank-0 slot, the default parameter base (the
 # cubin's PARAM_CBANK overrides it), the per-block opt-in maximum of the kernel's own
 # shared memory, the bytes at the start of .nv.shared.<k> the driver reserves.
-ARCHS = TARGETS
+ARCHS = {name: TARGETS[name] for name in with_table()}   # those whose instruction table exists
 DEFAULT_MAX_STEPS = 100_000_000    # warp instructions per launch (about 20 s): --max-steps changes it
 SLICE = 2048                       # warp instructions before the next warp takes its turn
 
