@@ -704,6 +704,15 @@ def _flush32(v: int) -> int:
     return v & 0x80000000 if (v & 0x7f800000) == 0 else v
 
 
+def narrow_nan_ref(bits: int, fmt: str) -> int:
+    """f64 NaN -> f32/f16/bf16 as the H200 converts it (second run, 2026-12-02):
+    0xfff8123456789abc -> 0xffc091a2 / 0xfe04 / 0xffc0, i.e. the sign, the payload's top
+    bits (the significand cut to the narrower width), and the quiet bit."""
+    mbits, width = {"f32": (23, 32), "f16": (10, 16), "bf16": (7, 16)}[fmt]
+    sign = (bits >> 63) << (width - 1)
+    return sign | QNAN[fmt] | ((bits & ((1 << 52) - 1)) >> (52 - mbits))
+
+
 def to_half_ref(fmt: str, mode: str, src: str = "f32", ftz: bool = False, relu: bool = False,
                 satfinite: bool = False):
     """Reference of cvt to f16/bf16 (and of the x2 forms: first operand to the high half)."""
@@ -714,7 +723,7 @@ def to_half_ref(fmt: str, mode: str, src: str = "f32", ftz: bool = False, relu: 
         if relu and (math.isnan(x) or x < 0 or math.copysign(1.0, x) < 0):
             return None if math.isnan(x) or x == 0 else 0
         if math.isnan(x) and src == "f64":
-            return QNAN[fmt]                          # f64 to narrower: IEEE's quiet NaN (H200)
+            return narrow_nan_ref(a, fmt)             # f64 to narrower: sign, top of payload, quieted (H200)
         return round_to_format(x, fmt, mode, satfinite)
 
     def ref(*ops):
@@ -729,7 +738,7 @@ def f32_from_f64_ref(mode: str, ftz: bool, sat: bool):
     def ref(a):
         x = bits_float(a, "f64")
         if math.isnan(x):
-            return (0,) if sat else (QNAN["f32"],)      # f64 to narrower: IEEE's quiet NaN (H200)
+            return (0,) if sat else (narrow_nan_ref(a, "f32"),)   # sign, top of payload, quieted (H200)
         if sat:
             x = 0.0 if not x > 0.0 else min(x, 1.0)     # -0 saturates to +0
         r = round_to_format(x, "f32", mode)

@@ -1257,8 +1257,9 @@ def run_grid(prog, cfg, cbank, heap8, heap16, heap32, allocs,
                                         r = fp.widen_nan64(SRC[0, lane] & 0xFFFF, 7 if src_bf16 else 10)
                                     else:
                                         r = fp.widen_nan64(SRC[0, lane] & M32, 23)
-                                elif x != x and mod & M_F64:    # f64 to a narrower float: IEEE's quiet NaN
-                                    r = fp.narrow_nan((fp.BF16 if mod & M_BF16 else fp.F16) if mod & M_DST16 else -1)
+                                elif x != x and mod & M_F64:    # f64 to a narrower float: sign, top of payload, quieted
+                                    r = fp.narrow_nan((SRCH[0, lane] << 32) | SRC[0, lane],
+                                                      (fp.BF16 if mod & M_BF16 else fp.F16) if mod & M_DST16 else -1)
                                 elif mod & M_DST64:
                                     r = bits64(x)
                                 elif mod & M_DST16:

@@ -68,7 +68,7 @@ MAX_BLOCK_THREADS = 1024
 # (ptxc.sass.target): the descriptor's bank-0 slot, the default parameter base (the
 # cubin's PARAM_CBANK overrides it), the per-block opt-in maximum of the kernel's own
 # shared memory, the bytes at the start of .nv.shared.<k> the driver reserves.
-ARCHS = {name: TARGETS[name] for name in with_table()}   # those whose instruction table exists
+ARCHS = with_table()   # the targets whose instruction table exists (records: TARGETS)
 DEFAULT_MAX_STEPS = 100_000_000    # warp instructions per launch (about 20 s): --max-steps changes it
 SLICE = 2048                       # warp instructions before the next warp takes its turn
 
@@ -231,7 +231,7 @@ class Module:
             raise LaunchError(f"{filename}: the cubin is for {arch}; the emulator runs "
                               f"{', '.join(ARCHS)} cubins (compile with -arch={' or -arch='.join(ARCHS)})",
                               "load")
-        self.arch = ARCHS[arch]
+        self.arch = TARGETS[arch]
         table = load_table(arch)
         self.kernels: dict[str, Kernel] = {}
         self.banks: dict[int, bytearray] = {}          # module-wide constant banks

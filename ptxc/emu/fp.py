@@ -17,8 +17,8 @@ their canonical NaN (0x7fffffff; 0x7fff per half), also for `min/max.NaN`; the f
 (DADD, DMUL, DFMA, FRND.F64, F2F.F64.F32/F16) keeps the first NaN source register's
 payload and sign, quieted, with the source's -/|.| modifiers not applied
 (`nan_result64`); a NaN made from numbers (inf - inf, 0 * inf) is 0x7fffffffffffffff.
-Conversions from f64 to a narrower float (F2F.F32/F16/BF16.F64) write IEEE's default
-quiet NaN (0x7fc00000, 0x7e00, 0x7fc0).  F2I of a NaN gives 0 with .NTZ ("NaN to zero",
+Conversions from f64 to a narrower float (F2F.F32/F16/BF16.F64) keep the NaN's sign and
+the top of its payload, quieted (`narrow_nan`: 0x7ff0000000000001 gives 0x7fc00000).  F2I of a NaN gives 0 with .NTZ ("NaN to zero",
 every f32/f16 to <= 32-bit form ptxas writes) and otherwise the destination width's sign
 bit (0x80, 0x8000, 0x80000000, 0x8000000000000000; unsigned types too).  The f64 atomic
 adder returns a NaN operand as it is (not quieted).
@@ -685,13 +685,16 @@ def widen_nan64(bits, mbits):
 
 
 @njit(cache=True)
-def narrow_nan(fmt_dst):
-    """F2F from f64 to f32 (fmt_dst -1), f16 (F16) or bf16 (BF16) of a NaN."""
+def narrow_nan(bits, fmt_dst):
+    """F2F from f64 to f32 (fmt_dst -1), f16 (F16) or bf16 (BF16) of a NaN (bits: the
+    f64's): its sign, the top of its payload, quieted (the H200, second hw_forms run:
+    0xfff8123456789abc -> 0xffc091a2 / 0xfe04 / 0xffc0; 0x7ff0000000000001 -> 0x7fc00000)."""
+    neg = (bits >> 63) & 1
     if fmt_dst == 0:
-        return np.int64(QNAN16)
+        return np.int64((neg << 15) | QNAN16 | ((bits >> 42) & 0x3FF))
     if fmt_dst == 1:
-        return np.int64(QNAN_BF16)
-    return np.int64(QNAN32)
+        return np.int64((neg << 15) | QNAN_BF16 | ((bits >> 45) & 0x7F))
+    return np.int64((neg << 31) | QNAN32 | ((bits >> 29) & 0x7FFFFF))
 
 
 # ---- half precision ---------------------------------------------------------------------------
