@@ -84,7 +84,11 @@ def test_halves_of_cvta_results(arch, tmp_path):
     text = kernel_ptx(arch)
     ptx = tmp_path / "parts.ptx"
     ptx.write_text(text)
-    for cubin in (_ptxc_cubin(text, arch, tmp_path / "ptxc.cubin"), oracle.ptxas(ptx, tmp_path / "ptxas.cubin", arch)):
+    mine = _ptxc_cubin(text, arch, tmp_path / "ptxc.cubin")
+    for tool, args in (("cuobjdump", ["-sass"]), ("nvdisasm", [])):    # NVIDIA's tools read every word
+        run = oracle.run(tool, *args, str(mine), check=False)
+        assert run.returncode == 0 and run.stderr == "", f"{tool}: {run.stderr}"
+    for cubin in (mine, oracle.ptxas(ptx, tmp_path / "ptxas.cubin", arch)):
         a, b, got = _run(cubin)
         bad = [f"{cubin.name} {name} lane {t}: {int(got[k * NT + t]):#x}, expected {ref(a, b, t & 1) & (2**64 - 1):#x}"
                for k, (name, _, ref) in enumerate(OPS) for t in range(NT)
